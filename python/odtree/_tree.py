@@ -1,0 +1,138 @@
+"""The fitted tree as scikit-learn-style parallel arrays over the binary features."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+TREE_LEAF = -1
+TREE_UNDEFINED = -2
+
+
+@dataclass
+class Tree:
+    """A binary decision tree stored as parallel arrays, node 0 being the root.
+
+    Attributes
+    ----------
+    children_left, children_right : ndarray of int64, shape (node_count,)
+        Child node ids; ``-1`` at leaves. The left child holds the rows whose binary feature is 0.
+    feature : ndarray of int64, shape (node_count,)
+        Index of the binary feature tested at the node (a column of the binarized matrix);
+        ``-2`` at leaves.
+    value : ndarray of float64, shape (node_count, 1, n_values)
+        For classifiers, the weighted class sums of the training rows reaching the node (in the
+        order of ``classes_``). For regressors, the node's prediction.
+    n_node_samples : ndarray of int64, shape (node_count,)
+        Training rows with non-zero weight reaching the node.
+    weighted_n_node_samples : ndarray of float64, shape (node_count,)
+        Their total weight.
+    """
+
+    children_left: np.ndarray
+    children_right: np.ndarray
+    feature: np.ndarray
+    value: np.ndarray
+    n_node_samples: np.ndarray
+    weighted_n_node_samples: np.ndarray
+
+    def __post_init__(self):
+        self.children_left = np.asarray(self.children_left, dtype=np.int64)
+        self.children_right = np.asarray(self.children_right, dtype=np.int64)
+        self.feature = np.asarray(self.feature, dtype=np.int64)
+        self.value = np.asarray(self.value, dtype=np.float64)
+        if self.value.ndim == 2:
+            self.value = self.value[:, np.newaxis, :]
+        self.n_node_samples = np.asarray(self.n_node_samples, dtype=np.int64)
+        self.weighted_n_node_samples = np.asarray(self.weighted_n_node_samples, dtype=np.float64)
+
+    @property
+    def node_count(self) -> int:
+        """Number of nodes, leaves included."""
+        return len(self.feature)
+
+    @property
+    def n_leaves(self) -> int:
+        """Number of leaves."""
+        return int(np.sum(self.children_left == TREE_LEAF))
+
+    @property
+    def max_depth(self) -> int:
+        """Length of the longest root-to-leaf path (0 for a single leaf)."""
+        return int(self.node_depths().max())
+
+    def is_leaf(self, node: int) -> bool:
+        """Whether ``node`` is a leaf."""
+        return self.children_left[node] == TREE_LEAF
+
+    def node_depths(self) -> np.ndarray:
+        """Depth of every node (the root has depth 0)."""
+        depth = np.zeros(self.node_count, dtype=np.int64)
+        for node in range(self.node_count):  # parents come before children
+            if not self.is_leaf(node):
+                depth[self.children_left[node]] = depth[node] + 1
+                depth[self.children_right[node]] = depth[node] + 1
+        return depth
+
+    def apply(self, binary_X: np.ndarray) -> np.ndarray:
+        """Id of the leaf that each row of a binarized matrix reaches."""
+        binary_X = np.asarray(binary_X)
+        node = np.zeros(binary_X.shape[0], dtype=np.int64)
+        active = ~self.is_leaf_mask()[node]
+        while active.any():
+            rows = np.flatnonzero(active)
+            current = node[rows]
+            goes_right = binary_X[rows, self.feature[current]] != 0
+            node[rows] = np.where(goes_right, self.children_right[current],
+                                  self.children_left[current])
+            active[rows] = ~self.is_leaf_mask()[node[rows]]
+        return node
+
+    def is_leaf_mask(self) -> np.ndarray:
+        """Boolean mask of the leaves."""
+        return self.children_left == TREE_LEAF
+
+    def to_dict(self) -> dict:
+        """JSON-ready lists; :meth:`from_dict` reads them back."""
+        return {
+            "children_left": self.children_left.tolist(),
+            "children_right": self.children_right.tolist(),
+            "feature": self.feature.tolist(),
+            "value": self.value.tolist(),
+            "n_node_samples": self.n_node_samples.tolist(),
+            "weighted_n_node_samples": self.weighted_n_node_samples.tolist(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Tree:
+        """Rebuild and check a tree from :meth:`to_dict` output."""
+        tree = cls(**{key: data[key] for key in (
+            "children_left", "children_right", "feature", "value",
+            "n_node_samples", "weighted_n_node_samples")})
+        tree.validate()
+        return tree
+
+    def validate(self, n_binary_features: int | None = None) -> None:
+        """Raise ValueError unless the arrays describe one well-formed binary tree."""
+        n = self.node_count
+        arrays = (self.children_left, self.children_right, self.n_node_samples,
+                  self.weighted_n_node_samples)
+        if n == 0 or any(len(a) != n for a in arrays) or self.value.shape[0] != n:
+            raise ValueError("tree arrays must be non-empty and of equal length")
+        seen = np.zeros(n, dtype=bool)
+        seen[0] = True
+        for node in range(n):
+            left, right = self.children_left[node], self.children_right[node]
+            if (left == TREE_LEAF) != (right == TREE_LEAF):
+                raise ValueError(f"node {node} has exactly one child")
+            if left == TREE_LEAF:
+                continue
+            if not (node < left < n and node < right < n) or seen[left] or seen[right]:
+                raise ValueError(f"node {node} has invalid children ({left}, {right})")
+            seen[left] = seen[right] = True
+            f = self.feature[node]
+            if f < 0 or (n_binary_features is not None and f >= n_binary_features):
+                raise ValueError(f"node {node} tests an invalid feature {f}")
+        if not seen.all():
+            raise ValueError("tree has unreachable nodes")
