@@ -1,0 +1,71 @@
+//! The resources one search may use: a deadline and an interrupt flag, owned by the fit.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Why a search stopped before proving optimality.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// The time limit was reached.
+    TimeLimit,
+    /// The caller raised the interrupt flag (Ctrl-C).
+    Interrupted,
+}
+
+/// Limits for one search. Each fit owns its budget, so parallel fits never interfere.
+#[derive(Clone, Debug, Default)]
+pub struct Budget {
+    deadline: Option<Instant>,
+    interrupt: Option<Arc<AtomicBool>>,
+    ticks: u32,
+    stopped: Option<Stop>,
+}
+
+/// How many checks are skipped between two reads of the clock.
+const CLOCK_EVERY: u32 = 64;
+
+impl Budget {
+    /// A budget with an optional time limit and an optional interrupt flag.
+    pub fn new(time_limit: Option<Duration>, interrupt: Option<Arc<AtomicBool>>) -> Self {
+        Self {
+            deadline: time_limit.map(|t| Instant::now() + t),
+            interrupt,
+            ticks: 0,
+            stopped: None,
+        }
+    }
+
+    /// Returns why the search must stop, if it must. Cheap enough to call at every node.
+    #[inline]
+    pub fn check(&mut self) -> Option<Stop> {
+        if self.stopped.is_some() {
+            return self.stopped;
+        }
+        self.ticks += 1;
+        if self.ticks < CLOCK_EVERY {
+            return None;
+        }
+        self.ticks = 0;
+        self.check_now()
+    }
+
+    /// Reads the clock and the interrupt flag now.
+    pub fn check_now(&mut self) -> Option<Stop> {
+        if self
+            .interrupt
+            .as_ref()
+            .is_some_and(|flag| flag.load(Ordering::Relaxed))
+        {
+            self.stopped = Some(Stop::Interrupted);
+        } else if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            self.stopped = Some(Stop::TimeLimit);
+        }
+        self.stopped
+    }
+
+    /// The reason the search stopped early, if it did.
+    pub fn stopped(&self) -> Option<Stop> {
+        self.stopped
+    }
+}

@@ -1,0 +1,159 @@
+//! The binary dataset as vertical bitsets: one mask per item (feature = 0 or 1) and per class.
+
+use crate::bitset::words_for;
+use crate::error::{OdtError, Result};
+
+/// A test on one feature: `2 * feature + value`, where value 1 means "the feature is 1".
+pub type Item = u32;
+
+/// The item testing `feature == value`.
+#[inline]
+pub fn item(feature: u32, value: bool) -> Item {
+    2 * feature + value as u32
+}
+
+/// The feature an item tests.
+#[inline]
+pub fn item_feature(item: Item) -> u32 {
+    item / 2
+}
+
+/// Binary features and class labels, stored column-wise as bitsets over rows.
+#[derive(Clone, Debug)]
+pub struct Dataset {
+    n_rows: usize,
+    n_features: usize,
+    n_classes: usize,
+    n_words: usize,
+    /// `item_masks[item * n_words..]`: the rows satisfying each item; padding bits are zero.
+    item_masks: Vec<u64>,
+    /// `class_masks[word * n_classes + class]`: interleaved so one row-word's classes are adjacent.
+    class_masks: Vec<u64>,
+    labels: Vec<u32>,
+}
+
+impl Dataset {
+    /// Builds the bitsets from a row-major 0/1 matrix of `n_rows × n_features` and class labels
+    /// in `0..n_classes`.
+    pub fn new(features: &[u8], n_rows: usize, labels: &[u32], n_classes: usize) -> Result<Self> {
+        if n_rows == 0 {
+            return Err(OdtError::InvalidData("the dataset has no rows".into()));
+        }
+        if labels.len() != n_rows {
+            return Err(OdtError::InvalidData(format!(
+                "{} labels for {} rows",
+                labels.len(),
+                n_rows
+            )));
+        }
+        if features.len() % n_rows != 0 {
+            return Err(OdtError::InvalidData(
+                "feature matrix size is not a multiple of n_rows".into(),
+            ));
+        }
+        let n_features = features.len() / n_rows;
+        if n_classes == 0 || labels.iter().any(|&c| c as usize >= n_classes) {
+            return Err(OdtError::InvalidData(format!(
+                "labels must lie in 0..{n_classes}"
+            )));
+        }
+        if let Some(v) = features.iter().find(|&&v| v > 1) {
+            return Err(OdtError::InvalidData(format!(
+                "features must be 0 or 1, found {v}"
+            )));
+        }
+        let n_words = words_for(n_rows);
+        let mut item_masks = vec![0u64; 2 * n_features * n_words];
+        for (row, values) in features
+            .chunks_exact(n_features.max(1))
+            .enumerate()
+            .take(n_rows)
+        {
+            for (feature, &value) in values.iter().enumerate().take(n_features) {
+                let it = item(feature as u32, value == 1) as usize;
+                item_masks[it * n_words + row / 64] |= 1 << (row % 64);
+            }
+        }
+        let mut class_masks = vec![0u64; n_words * n_classes];
+        for (row, &label) in labels.iter().enumerate() {
+            class_masks[(row / 64) * n_classes + label as usize] |= 1 << (row % 64);
+        }
+        Ok(Self {
+            n_rows,
+            n_features,
+            n_classes,
+            n_words,
+            item_masks,
+            class_masks,
+            labels: labels.to_vec(),
+        })
+    }
+
+    /// Number of rows.
+    pub fn n_rows(&self) -> usize {
+        self.n_rows
+    }
+
+    /// Number of binary features.
+    pub fn n_features(&self) -> usize {
+        self.n_features
+    }
+
+    /// Number of classes.
+    pub fn n_classes(&self) -> usize {
+        self.n_classes
+    }
+
+    /// Number of 64-bit words per row bitset.
+    pub fn n_words(&self) -> usize {
+        self.n_words
+    }
+
+    /// Rows satisfying `item`, one word per 64 rows.
+    #[inline]
+    pub fn item_mask(&self, item: Item) -> &[u64] {
+        let start = item as usize * self.n_words;
+        &self.item_masks[start..start + self.n_words]
+    }
+
+    /// Class masks, interleaved by word: `class_masks()[word * n_classes + class]`.
+    #[inline]
+    pub fn class_masks(&self) -> &[u64] {
+        &self.class_masks
+    }
+
+    /// Class label of every row.
+    pub fn labels(&self) -> &[u32] {
+        &self.labels
+    }
+
+    /// Whether `row` has `feature` equal to 1.
+    pub fn value(&self, row: usize, feature: u32) -> bool {
+        self.item_mask(item(feature, true))[row / 64] >> (row % 64) & 1 == 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn masks_match_the_matrix() {
+        let x = [0u8, 1, 1, 1, 0, 0];
+        let data = Dataset::new(&x, 3, &[0, 1, 1], 2).unwrap();
+        assert_eq!(data.n_features(), 2);
+        assert_eq!(data.item_mask(item(0, true))[0], 0b010);
+        assert_eq!(data.item_mask(item(0, false))[0], 0b101);
+        assert_eq!(data.item_mask(item(1, true))[0], 0b011);
+        assert_eq!(data.class_masks()[1], 0b110);
+        assert!(data.value(1, 0) && !data.value(2, 1));
+    }
+
+    #[test]
+    fn rejects_bad_input() {
+        assert!(Dataset::new(&[], 0, &[], 2).is_err());
+        assert!(Dataset::new(&[2], 1, &[0], 2).is_err());
+        assert!(Dataset::new(&[1], 1, &[3], 2).is_err());
+        assert!(Dataset::new(&[1, 0], 2, &[0], 2).is_err());
+    }
+}

@@ -1,0 +1,254 @@
+//! An independent brute-force solver, and the tests that hold the search to it.
+//!
+//! The oracle tries every split at every node with no bound and no cache. It is exponential,
+//! so it only serves tiny instances (depth ≤ 3, ≤ 8 features, ≤ 40 rows).
+
+use crate::budget::Budget;
+use crate::data::Dataset;
+use crate::search::{Branching, CacheKind, ChildOrder, SearchConfig};
+use crate::solver::{Solver, Status};
+use proptest::prelude::*;
+
+/// A tiny weighted classification problem.
+#[derive(Clone, Debug)]
+struct Instance {
+    x: Vec<u8>,
+    y: Vec<u32>,
+    weights: Vec<f64>,
+    n_rows: usize,
+    n_classes: usize,
+}
+
+impl Instance {
+    fn value(&self, row: usize, feature: usize) -> bool {
+        self.x[row * self.n_features() + feature] == 1
+    }
+
+    fn n_features(&self) -> usize {
+        self.x.len() / self.n_rows
+    }
+
+    /// Weighted misclassification of one leaf.
+    fn leaf_cost(&self, rows: &[usize]) -> f64 {
+        let mut per_class = vec![0.0; self.n_classes];
+        for &r in rows {
+            per_class[self.y[r] as usize] += self.weights[r];
+        }
+        per_class.iter().sum::<f64>() - per_class.iter().cloned().fold(0.0, f64::max)
+    }
+
+    /// The optimal cost of a tree of depth ≤ `depth` over `rows`, by exhaustive search.
+    fn brute_force(&self, rows: &[usize], depth: u32, min_leaf: usize) -> f64 {
+        let mut best = self.leaf_cost(rows);
+        if depth == 0 {
+            return best;
+        }
+        for f in 0..self.n_features() {
+            let (right, left): (Vec<usize>, Vec<usize>) =
+                rows.iter().partition(|&&r| self.value(r, f));
+            if left.len() < min_leaf || right.len() < min_leaf {
+                continue;
+            }
+            let cost = self.brute_force(&left, depth - 1, min_leaf)
+                + self.brute_force(&right, depth - 1, min_leaf);
+            best = best.min(cost);
+        }
+        best
+    }
+
+    fn optimum(&self, depth: u32, min_leaf: usize) -> f64 {
+        let rows: Vec<usize> = (0..self.n_rows)
+            .filter(|&r| self.weights[r] > 0.0)
+            .collect();
+        self.brute_force(&rows, depth, min_leaf)
+    }
+}
+
+fn instances() -> impl Strategy<Value = Instance> {
+    (1usize..=40, 1usize..=8, 2usize..=4, any::<bool>()).prop_flat_map(
+        |(n_rows, n_features, n_classes, weighted)| {
+            let weight = if weighted {
+                prop_oneof![Just(0.0), 0.25f64..4.0, (1u32..4).prop_map(f64::from)].boxed()
+            } else {
+                Just(1.0).boxed()
+            };
+            (
+                prop::collection::vec(0u8..=1, n_rows * n_features),
+                prop::collection::vec(0u32..n_classes as u32, n_rows),
+                prop::collection::vec(weight, n_rows),
+            )
+                .prop_filter("some weight", |(_, _, w)| w.iter().any(|&w| w > 0.0))
+                .prop_map(move |(x, y, weights)| Instance {
+                    x,
+                    y,
+                    weights,
+                    n_rows,
+                    n_classes,
+                })
+        },
+    )
+}
+
+/// Every combination of the switches the search offers.
+fn all_configs(max_depth: u32, min_samples_leaf: u32) -> Vec<SearchConfig> {
+    let mut configs = Vec::new();
+    for cache in [CacheKind::Trie, CacheKind::Hash] {
+        for branching in [
+            Branching::InOrder,
+            Branching::GainAscending,
+            Branching::GainDescending,
+        ] {
+            for depth2 in [false, true] {
+                for fast in [false, true] {
+                    let base = if fast {
+                        SearchConfig::default()
+                    } else {
+                        SearchConfig::dl85()
+                    };
+                    configs.push(SearchConfig {
+                        max_depth,
+                        min_samples_leaf,
+                        cache,
+                        branching,
+                        depth2,
+                        ..base
+                    });
+                }
+            }
+        }
+    }
+    configs
+}
+
+/// Checks a solution's tree: its cost is the sum of its leaves', its leaves respect the
+/// minimum support, and no split has two leaves predicting the same class.
+fn check_tree(solution: &crate::solver::Solution, min_leaf: u32, max_depth: u32) {
+    let nodes = solution.tree.nodes();
+    assert!(solution.tree.depth() <= max_depth as usize);
+    for node in nodes {
+        assert!(
+            node.rows >= min_leaf || nodes.len() == 1,
+            "leaf below min support"
+        );
+        if let Some(_f) = node.feature {
+            let (l, r) = (&nodes[node.left as usize], &nodes[node.right as usize]);
+            assert!(
+                !(l.is_leaf() && r.is_leaf() && l.label == r.label),
+                "useless split kept"
+            );
+            assert_eq!(l.rows + r.rows, node.rows);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn search_matches_brute_force(instance in instances(), depth in 0u32..=3, min_leaf in 1u32..=3) {
+        let expected = instance.optimum(depth, min_leaf as usize);
+        let data = Dataset::new(&instance.x, instance.n_rows, &instance.y, instance.n_classes).unwrap();
+        let solver = Solver::new(data);
+        let configs = all_configs(depth, min_leaf);
+        // every switch combination on a rotating subset keeps the run short
+        for config in configs.iter().skip(instance.n_rows % 4).step_by(4) {
+            let solution = solver.solve(config, Some(&instance.weights), Budget::default()).unwrap();
+            prop_assert_eq!(solution.status, Status::Optimal);
+            prop_assert!((solution.objective - expected).abs() < 1e-9,
+                "{:?}: got {} expected {}", config, solution.objective, expected);
+            prop_assert!((solution.lower_bound - expected).abs() < 1e-9);
+            check_tree(&solution, min_leaf, depth);
+        }
+    }
+
+    #[test]
+    fn upper_bound_is_exclusive(instance in instances(), depth in 1u32..=3) {
+        let expected = instance.optimum(depth, 1);
+        let data = Dataset::new(&instance.x, instance.n_rows, &instance.y, instance.n_classes).unwrap();
+        let solver = Solver::new(data);
+        for config in all_configs(depth, 1).iter().step_by(5) {
+            let at = SearchConfig { upper_bound: expected, ..config.clone() };
+            let solution = solver.solve(&at, Some(&instance.weights), Budget::default()).unwrap();
+            prop_assert_eq!(solution.status, Status::Infeasible);
+            prop_assert!(solution.lower_bound >= expected - 1e-9);
+            let above = SearchConfig { upper_bound: expected + 0.5, ..config.clone() };
+            let solution = solver.solve(&above, Some(&instance.weights), Budget::default()).unwrap();
+            prop_assert_eq!(solution.status, Status::Optimal);
+            prop_assert!((solution.objective - expected).abs() < 1e-9);
+        }
+    }
+}
+
+/// The 11-row example of the thesis (Table 4.1): features A, B, C and the class.
+fn toy() -> (Vec<u8>, Vec<u32>) {
+    let rows = [
+        [0, 1, 1, 0],
+        [1, 0, 1, 1],
+        [0, 0, 1, 1],
+        [0, 1, 0, 0],
+        [1, 0, 0, 1],
+        [0, 0, 0, 0],
+        [0, 0, 1, 0],
+        [1, 1, 0, 1],
+        [0, 0, 0, 1],
+        [0, 0, 1, 0],
+        [0, 0, 0, 1],
+    ];
+    let x = rows.iter().flat_map(|r| r[..3].to_vec()).collect();
+    let y = rows.iter().map(|r| r[3] as u32).collect();
+    (x, y)
+}
+
+#[test]
+fn toy_example_errors_match_the_thesis() {
+    let (x, y) = toy();
+    let solver = Solver::new(Dataset::new(&x, 11, &y, 2).unwrap());
+    let table = [
+        [5.0, 5.0, 5.0, 5.0],
+        [3.0, 3.0, 3.0, 4.0],
+        [3.0, 3.0, 3.0, 4.0],
+        [2.0, 2.0, 3.0, 4.0],
+    ];
+    for (depth, row) in table.iter().enumerate() {
+        for (min_leaf, &expected) in row.iter().enumerate() {
+            for config in all_configs(depth as u32, min_leaf as u32 + 1) {
+                let solution = solver.solve(&config, None, Budget::default()).unwrap();
+                assert_eq!(
+                    solution.objective,
+                    expected,
+                    "depth {depth} minsup {} {config:?}",
+                    min_leaf + 1
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn toy_example_dl85_visits_17_of_27_itemsets() {
+    let (x, y) = toy();
+    let solver = Solver::new(Dataset::new(&x, 11, &y, 2).unwrap());
+    let config = SearchConfig {
+        max_depth: 3,
+        cache: CacheKind::Hash,
+        ..SearchConfig::dl85()
+    };
+    let solution = solver.solve(&config, None, Budget::default()).unwrap();
+    assert_eq!(solution.objective, 2.0);
+    assert_eq!(solution.cache_entries, 17);
+    // the tree of the thesis: A=1 -> class 1; A=0, B=1 -> class 0; A=0, B=0 -> split on C
+    let tree = &solution.tree;
+    assert_eq!(tree.nodes()[0].feature, Some(0));
+    assert_eq!(tree.n_leaves(), 4);
+    for (row, &label) in y.iter().enumerate() {
+        let leaf = tree.leaf_of(|f| x[row * 3 + f as usize] == 1);
+        let expected = match (x[row * 3], x[row * 3 + 1], x[row * 3 + 2]) {
+            (1, _, _) => 1,
+            (0, 1, _) => 0,
+            (0, 0, 0) => 1,
+            _ => 0,
+        };
+        let _ = label;
+        assert_eq!(leaf.label, expected);
+    }
+}

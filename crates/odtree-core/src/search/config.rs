@@ -1,0 +1,116 @@
+//! Search settings: limits, and the switches that choose the techniques.
+
+use crate::error::{OdtError, Result};
+
+/// Order in which the features are tried at a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Branching {
+    /// Column order.
+    InOrder,
+    /// Increasing information gain.
+    GainAscending,
+    /// Decreasing information gain.
+    GainDescending,
+}
+
+/// The cache layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CacheKind {
+    /// A trie keyed by the sorted path.
+    Trie,
+    /// A hash table keyed by the sorted path.
+    Hash,
+}
+
+/// Which child of a split is solved first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChildOrder {
+    /// Always the left child (feature = 0) first, as in DL8.5.
+    LeftFirst,
+    /// The child with the larger leaf cost first (MurTree's dynamic order).
+    LargerLeafCostFirst,
+}
+
+/// Everything that defines one search, built once and passed down.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchConfig {
+    /// Maximum number of tests on a root-to-leaf path (0: a single leaf).
+    pub max_depth: u32,
+    /// A split is allowed only if both children hold at least this many rows of non-zero weight.
+    pub min_samples_leaf: u32,
+    /// Only trees with a cost strictly below this are wanted (exclusive bound).
+    pub upper_bound: f64,
+    /// Feature order.
+    pub branching: Branching,
+    /// Cache layout.
+    pub cache: CacheKind,
+    /// Solve remaining depth ≤ 2 with the specialised counting solver.
+    pub depth2: bool,
+    /// Child order.
+    pub child_order: ChildOrder,
+    /// Tighten the first child's bound by the sibling's lower bound (MurTree).
+    pub sibling_bound: bool,
+    /// Start each node with its leaf as the incumbent, so splits must beat it.
+    pub leaf_incumbent: bool,
+    /// On failure, store the refined bound min over splits of the children's bounds (MurTree
+    /// Eq. 15–17) instead of only the upper bound (DL8.5).
+    pub refined_lower_bound: bool,
+}
+
+impl Default for SearchConfig {
+    /// The fastest correct settings.
+    fn default() -> Self {
+        Self {
+            max_depth: 3,
+            min_samples_leaf: 1,
+            upper_bound: f64::INFINITY,
+            branching: Branching::InOrder,
+            cache: CacheKind::Trie,
+            depth2: true,
+            child_order: ChildOrder::LargerLeafCostFirst,
+            sibling_bound: true,
+            leaf_incumbent: true,
+            refined_lower_bound: true,
+        }
+    }
+}
+
+impl SearchConfig {
+    /// DL8.5 as published: no depth-2 solver, left child first, plain infeasibility bounds,
+    /// and the leaf only compared once the splits are done.
+    pub fn dl85() -> Self {
+        Self {
+            depth2: false,
+            child_order: ChildOrder::LeftFirst,
+            sibling_bound: false,
+            leaf_incumbent: false,
+            refined_lower_bound: false,
+            ..Self::default()
+        }
+    }
+
+    /// Largest accepted depth: beyond it the search space is beyond any budget anyway.
+    pub const MAX_DEPTH: u32 = 64;
+
+    /// Checks the settings.
+    pub fn validate(&self) -> Result<()> {
+        if self.max_depth > Self::MAX_DEPTH {
+            return Err(OdtError::InvalidParameter(format!(
+                "max_depth must be at most {}, got {}",
+                Self::MAX_DEPTH,
+                self.max_depth
+            )));
+        }
+        if self.min_samples_leaf == 0 {
+            return Err(OdtError::InvalidParameter(
+                "min_samples_leaf must be at least 1".into(),
+            ));
+        }
+        if self.upper_bound.is_nan() {
+            return Err(OdtError::InvalidParameter(
+                "upper_bound must not be NaN".into(),
+            ));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,259 @@
+//! The specialised solver for subproblems of depth at most 2 (MurTree §4.3, spec §5.4d).
+//!
+//! It counts the statistics of every single feature and every pair of features within the
+//! cover once, derives the four cells of each pair by subtraction, and picks the best root and
+//! the best child splits from those counts alone, without creating any cache entry.
+
+use crate::bitset::bits_of;
+use crate::cache::Decision;
+use crate::cover::Cover;
+use crate::data::{item, Dataset};
+use crate::objective::{Leaf, Objective};
+use crate::stats::Weights;
+
+/// Reusable buffers of the depth-2 solver.
+#[derive(Debug, Default)]
+pub(crate) struct Depth2 {
+    /// `gathered[i * n_words + k]`: the cover's k-th non-zero word restricted to candidate i.
+    gathered: Vec<u64>,
+    /// `classes[k * n_classes + c]`: class masks of the cover's k-th non-zero word.
+    classes: Vec<u64>,
+    /// Candidate i restricted to each class, for one i at a time.
+    by_class: Vec<u64>,
+    /// Best subtree of each root's left / right child: (cost, split feature).
+    best_left: Vec<(f64, Option<u32>)>,
+    best_right: Vec<(f64, Option<u32>)>,
+    /// Statistics of the pairs (weighted path only), `[(i * n + j) * len]`, and their row counts.
+    pair_stats: Vec<f64>,
+    pair_rows: Vec<u32>,
+    /// Per-row candidate lists (weighted path only).
+    present: Vec<u32>,
+    /// Four cells and one pair of statistics.
+    cells: Vec<f64>,
+    pair: Vec<f64>,
+}
+
+/// What the depth-2 solver needs to know about the node.
+pub(crate) struct Node<'a> {
+    pub cover: &'a Cover,
+    /// Candidate features (valid splits of the node), in branching order.
+    pub candidates: &'a [u32],
+    /// `singles[f * len..]`: statistics of the rows of the node where feature f is 1.
+    pub singles: &'a [f64],
+    /// Row counts matching `singles`.
+    pub single_rows: &'a [u32],
+    pub stats: &'a [f64],
+    pub rows: u32,
+    pub leaf: Leaf,
+}
+
+/// Limits shared by every cell.
+pub(crate) struct Rules<'a, O> {
+    pub data: &'a Dataset,
+    pub weights: &'a Weights,
+    pub objective: &'a O,
+    pub min_samples_leaf: u32,
+    pub tolerance: f64,
+}
+
+impl Depth2 {
+    /// The optimal subtree of depth ≤ `depth_left` (1 or 2) and its cost.
+    pub fn solve<O: Objective>(
+        &mut self,
+        rules: &Rules<O>,
+        node: &Node,
+        depth_left: u32,
+    ) -> (f64, Decision) {
+        let len = node.stats.len();
+        let n = node.candidates.len();
+        self.best_left.clear();
+        self.best_right.clear();
+        self.cells.resize(4 * len, 0.0);
+        for &f in node.candidates {
+            let f = f as usize;
+            let single = &node.singles[f * len..(f + 1) * len];
+            let rest = &mut self.cells[..len];
+            rest.iter_mut()
+                .zip(node.stats.iter().zip(single))
+                .for_each(|(r, (s, p))| *r = s - p);
+            self.best_left.push((rules.objective.leaf(rest).cost, None));
+            self.best_right
+                .push((rules.objective.leaf(single).cost, None));
+        }
+        if depth_left >= 2 && n >= 2 {
+            match rules.weights.uniform() {
+                Some(weight) => self.count_pairs_uniform(rules, node, weight),
+                None => self.count_pairs_weighted(rules, node, rules.weights.per_row()),
+            }
+        }
+        let mut best = (node.leaf.cost, Decision::Leaf);
+        for i in 0..n {
+            let total = self.best_left[i].0 + self.best_right[i].0;
+            if total < best.0 - rules.tolerance {
+                let feature = node.candidates[i];
+                best.0 = total;
+                best.1 = if depth_left >= 2 {
+                    Decision::Terminal {
+                        feature,
+                        left: self.best_left[i].1,
+                        right: self.best_right[i].1,
+                    }
+                } else {
+                    Decision::Split(feature)
+                };
+            }
+        }
+        best
+    }
+
+    /// Counts every pair with popcounts on the cover's non-zero words (uniform weights).
+    fn count_pairs_uniform<O: Objective>(&mut self, rules: &Rules<O>, node: &Node, weight: f64) {
+        let data = rules.data;
+        let k_classes = data.n_classes();
+        let indices = node.cover.word_indices();
+        let words = node.cover.words();
+        let n_words = indices.len();
+        let n = node.candidates.len();
+        self.gathered.clear();
+        for &f in node.candidates {
+            let mask = data.item_mask(item(f, true));
+            self.gathered.extend(
+                indices
+                    .iter()
+                    .map(|&w| words[w as usize] & mask[w as usize]),
+            );
+        }
+        let class_masks = data.class_masks();
+        self.classes.clear();
+        for &w in indices {
+            let w = w as usize;
+            self.classes
+                .extend_from_slice(&class_masks[w * k_classes..(w + 1) * k_classes]);
+        }
+        let len = node.stats.len();
+        let mut pair = std::mem::take(&mut self.pair);
+        pair.resize(len, 0.0);
+        let gathered = std::mem::take(&mut self.gathered);
+        let mut by_class = std::mem::take(&mut self.by_class);
+        by_class.resize(n_words * k_classes, 0);
+        let mut counts = vec![0u32; k_classes];
+        for i in 0..n {
+            let gi = &gathered[i * n_words..(i + 1) * n_words];
+            for k in 0..n_words {
+                for c in 1..k_classes {
+                    by_class[c * n_words + k] = gi[k] & self.classes[k * k_classes + c];
+                }
+            }
+            for j in i + 1..n {
+                let gj = &gathered[j * n_words..(j + 1) * n_words];
+                let rows: u32 = gi.iter().zip(gj).map(|(a, b)| (a & b).count_ones()).sum();
+                let mut others = 0;
+                for (c, count) in counts.iter_mut().enumerate().skip(1) {
+                    let bc = &by_class[c * n_words..(c + 1) * n_words];
+                    *count = bc.iter().zip(gj).map(|(a, b)| (a & b).count_ones()).sum();
+                    others += *count;
+                }
+                counts[0] = rows - others;
+                pair.iter_mut()
+                    .zip(&counts)
+                    .for_each(|(p, &c)| *p = c as f64 * weight);
+                self.evaluate_pair(rules, node, i, j, &pair, rows);
+            }
+        }
+        self.gathered = gathered;
+        self.by_class = by_class;
+        self.pair = pair;
+    }
+
+    /// Counts every pair row by row, adding each row's weight (non-uniform weights).
+    fn count_pairs_weighted<O: Objective>(&mut self, rules: &Rules<O>, node: &Node, ws: &[f64]) {
+        let data = rules.data;
+        let labels = data.labels();
+        let n = node.candidates.len();
+        let len = node.stats.len();
+        self.pair_stats.clear();
+        self.pair_stats.resize(n * n * len, 0.0);
+        self.pair_rows.clear();
+        self.pair_rows.resize(n * n, 0);
+        let words = node.cover.words();
+        let masks: Vec<&[u64]> = node
+            .candidates
+            .iter()
+            .map(|&f| data.item_mask(item(f, true)))
+            .collect();
+        for &w in node.cover.word_indices() {
+            let w = w as usize;
+            for b in bits_of(words[w]) {
+                let row = w * 64 + b;
+                self.present.clear();
+                self.present
+                    .extend((0..n as u32).filter(|&i| masks[i as usize][w] >> b & 1 == 1));
+                let (weight, class) = (ws[row], labels[row] as usize);
+                for (a, &i) in self.present.iter().enumerate() {
+                    for &j in &self.present[a + 1..] {
+                        let at = i as usize * n + j as usize;
+                        self.pair_rows[at] += 1;
+                        self.pair_stats[at * len + class] += weight;
+                    }
+                }
+            }
+        }
+        let pair_stats = std::mem::take(&mut self.pair_stats);
+        for i in 0..n {
+            for j in i + 1..n {
+                let at = i * n + j;
+                let stats = &pair_stats[at * len..(at + 1) * len];
+                self.evaluate_pair(rules, node, i, j, stats, self.pair_rows[at]);
+            }
+        }
+        self.pair_stats = pair_stats;
+    }
+
+    /// Uses the counts of candidates i < j to improve the children of roots i and j.
+    fn evaluate_pair<O: Objective>(
+        &mut self,
+        rules: &Rules<O>,
+        node: &Node,
+        i: usize,
+        j: usize,
+        pair: &[f64],
+        pair_rows: u32,
+    ) {
+        let len = pair.len();
+        let (fi, fj) = (node.candidates[i] as usize, node.candidates[j] as usize);
+        let si = &node.singles[fi * len..(fi + 1) * len];
+        let sj = &node.singles[fj * len..(fj + 1) * len];
+        let (ri, rj) = (node.single_rows[fi], node.single_rows[fj]);
+        // cells: 0 = (¬i,¬j), 1 = (¬i,j), 2 = (i,¬j), 3 = (i,j)
+        for c in 0..len {
+            self.cells[c] = node.stats[c] - si[c] - sj[c] + pair[c];
+            self.cells[len + c] = sj[c] - pair[c];
+            self.cells[2 * len + c] = si[c] - pair[c];
+            self.cells[3 * len + c] = pair[c];
+        }
+        let rows = [
+            node.rows + pair_rows - ri - rj,
+            rj - pair_rows,
+            ri - pair_rows,
+            pair_rows,
+        ];
+        let mut cost = [0.0; 4];
+        for (cell, cost) in cost.iter_mut().enumerate() {
+            *cost = rules
+                .objective
+                .leaf(&self.cells[cell * len..(cell + 1) * len])
+                .cost;
+        }
+        let m = rules.min_samples_leaf;
+        let tol = rules.tolerance;
+        let relax = |slot: &mut (f64, Option<u32>), a: usize, b: usize, feature: usize| {
+            if rows[a] >= m && rows[b] >= m && cost[a] + cost[b] < slot.0 - tol {
+                *slot = (cost[a] + cost[b], Some(feature as u32));
+            }
+        };
+        relax(&mut self.best_left[i], 0, 1, fj);
+        relax(&mut self.best_right[i], 2, 3, fj);
+        relax(&mut self.best_left[j], 0, 2, fi);
+        relax(&mut self.best_right[j], 1, 3, fi);
+    }
+}

@@ -1,0 +1,213 @@
+//! Statistics of a set of rows: the numbers an objective needs to cost a leaf.
+//!
+//! Statistics are additive: the statistics of a node are the sum of its children's. This is
+//! what lets the depth-2 solver derive every cell of a split from a few counts.
+
+use crate::bitset::bits_of;
+use crate::cover::Cover;
+use crate::data::Dataset;
+use crate::error::{OdtError, Result};
+
+/// The weight of each row in one solve. Rows of weight zero are left out of the root cover.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Weights {
+    /// One weight per row; empty when every row of non-zero weight weighs `uniform`.
+    per_row: Vec<f64>,
+    uniform: Option<f64>,
+    /// Rows with non-zero weight.
+    support: Vec<u64>,
+}
+
+impl Weights {
+    /// Checks `weights` (non-negative, finite, not all zero) and picks the compact form;
+    /// `None` gives every row weight 1.
+    pub fn new(weights: Option<&[f64]>, n_rows: usize) -> Result<Self> {
+        let mut support = vec![0u64; crate::bitset::words_for(n_rows)];
+        let Some(weights) = weights else {
+            for row in 0..n_rows {
+                support[row / 64] |= 1 << (row % 64);
+            }
+            return Ok(Self {
+                per_row: Vec::new(),
+                uniform: Some(1.0),
+                support,
+            });
+        };
+        if weights.len() != n_rows {
+            return Err(OdtError::InvalidWeights(format!(
+                "{} weights for {} rows",
+                weights.len(),
+                n_rows
+            )));
+        }
+        if weights.iter().any(|w| !w.is_finite() || *w < 0.0) {
+            return Err(OdtError::InvalidWeights(
+                "weights must be finite and non-negative".into(),
+            ));
+        }
+        for (row, _) in weights.iter().enumerate().filter(|(_, &w)| w > 0.0) {
+            support[row / 64] |= 1 << (row % 64);
+        }
+        let mut positive = weights.iter().copied().filter(|&w| w > 0.0);
+        let Some(first) = positive.next() else {
+            return Err(OdtError::InvalidWeights("all weights are zero".into()));
+        };
+        if positive.all(|w| w == first) {
+            Ok(Self {
+                per_row: Vec::new(),
+                uniform: Some(first),
+                support,
+            })
+        } else {
+            Ok(Self {
+                per_row: weights.to_vec(),
+                uniform: None,
+                support,
+            })
+        }
+    }
+
+    /// The shared weight of the rows of non-zero weight, when they all weigh the same.
+    #[inline]
+    pub fn uniform(&self) -> Option<f64> {
+        self.uniform
+    }
+
+    /// The weight of `row` (zero for rows outside the support).
+    #[inline]
+    pub fn of(&self, row: usize) -> f64 {
+        match self.uniform {
+            Some(w) if self.support[row / 64] >> (row % 64) & 1 == 1 => w,
+            Some(_) => 0.0,
+            None => self.per_row[row],
+        }
+    }
+
+    /// One weight per row, when they differ.
+    pub fn per_row(&self) -> &[f64] {
+        &self.per_row
+    }
+
+    /// Rows with non-zero weight, as a bitset.
+    pub fn support(&self) -> &[u64] {
+        &self.support
+    }
+}
+
+/// Per-class weight sums of a cover, computed with popcounts when weights are uniform.
+#[derive(Clone, Debug)]
+pub struct ClassWeights<'a> {
+    data: &'a Dataset,
+    weights: &'a Weights,
+}
+
+impl<'a> ClassWeights<'a> {
+    /// A kernel over `data` with `weights`.
+    pub fn new(data: &'a Dataset, weights: &'a Weights) -> Self {
+        Self { data, weights }
+    }
+
+    /// Length of a statistics vector: the number of classes.
+    pub fn len(&self) -> usize {
+        self.data.n_classes()
+    }
+
+    /// Whether statistics are empty vectors (never: a dataset has at least one class).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Writes the class weights of `cover ∧ mask` into `out` and returns its row count.
+    /// With `mask = None` the whole cover is counted.
+    #[inline]
+    pub fn count(&self, cover: &Cover, mask: Option<&[u64]>, out: &mut [f64]) -> u32 {
+        let words = cover.words();
+        let k = self.data.n_classes();
+        let classes = self.data.class_masks();
+        out.fill(0.0);
+        let mut rows = 0u32;
+        match self.weights.uniform() {
+            Some(weight) => {
+                let mut counts = [0u32; 8];
+                let small = k <= counts.len();
+                for &w in cover.word_indices() {
+                    let w = w as usize;
+                    let t = mask.map_or(words[w], |m| words[w] & m[w]);
+                    if t == 0 {
+                        continue;
+                    }
+                    rows += t.count_ones();
+                    let cls = &classes[w * k..w * k + k];
+                    if small {
+                        for c in 1..k {
+                            counts[c] += (t & cls[c]).count_ones();
+                        }
+                    } else {
+                        for c in 1..k {
+                            out[c] += (t & cls[c]).count_ones() as f64;
+                        }
+                    }
+                }
+                if small {
+                    for c in 1..k {
+                        out[c] = counts[c] as f64;
+                    }
+                }
+                let others: f64 = out[1..].iter().sum();
+                out[0] = rows as f64 - others;
+                if weight != 1.0 {
+                    out.iter_mut().for_each(|v| *v *= weight);
+                }
+            }
+            None => {
+                let (labels, ws) = (self.data.labels(), self.weights.per_row());
+                for &w in cover.word_indices() {
+                    let w = w as usize;
+                    let t = mask.map_or(words[w], |m| words[w] & m[w]);
+                    rows += t.count_ones();
+                    for b in bits_of(t) {
+                        let row = w * 64 + b;
+                        out[labels[row] as usize] += ws[row];
+                    }
+                }
+            }
+        }
+        rows
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn weights_pick_the_compact_form_and_validate() {
+        assert_eq!(Weights::new(None, 3).unwrap().uniform(), Some(1.0));
+        let zero_first = Weights::new(Some(&[0.0, 2.0, 2.0]), 3).unwrap();
+        assert_eq!(zero_first.uniform(), Some(2.0));
+        assert_eq!((zero_first.of(0), zero_first.of(1)), (0.0, 2.0));
+        assert_eq!(zero_first.support(), &[0b110]);
+        assert_eq!(Weights::new(Some(&[1.0, 2.0]), 2).unwrap().uniform(), None);
+        assert!(Weights::new(Some(&[0.0, 0.0]), 2).is_err());
+        assert!(Weights::new(Some(&[-1.0, 1.0]), 2).is_err());
+        assert!(Weights::new(Some(&[f64::NAN, 1.0]), 2).is_err());
+        assert!(Weights::new(Some(&[1.0]), 2).is_err());
+    }
+
+    #[test]
+    fn uniform_and_per_row_counts_agree() {
+        let x = [1u8, 0, 1, 1, 0, 1];
+        let labels = [0, 1, 2, 1, 0, 2];
+        let data = Dataset::new(&x, 6, &labels, 3).unwrap();
+        let uniform = Weights::new(Some(&[2.0; 6]), 6).unwrap();
+        let per_row = Weights::new(Some(&[2.0, 2.0, 2.0, 2.0, 2.0, 2.000001]), 6).unwrap();
+        let mask = data.item_mask(crate::data::item(0, true)).to_vec();
+        let cover = Cover::new(uniform.support());
+        let (mut a, mut b) = (vec![0.0; 3], vec![0.0; 3]);
+        let rows_a = ClassWeights::new(&data, &uniform).count(&cover, Some(&mask), &mut a);
+        let rows_b = ClassWeights::new(&data, &per_row).count(&cover, Some(&mask), &mut b);
+        assert_eq!((rows_a, rows_b), (4, 4));
+        assert_eq!(a, vec![2.0, 2.0, 4.0]);
+        assert!(a.iter().zip(&b).all(|(a, b)| (a - b).abs() < 1e-5));
+    }
+}
