@@ -1,0 +1,460 @@
+"""Turn raw numeric and categorical data into the 0/1 matrix that the optimal-tree search needs."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import (
+    _check_feature_names_in,
+    _check_sample_weight,
+    check_array,
+    check_consistent_length,
+    check_is_fitted,
+    validate_data,
+)
+
+from ._features import BinaryFeature
+
+COLUMN_KINDS = ("numeric", "categorical")
+_QUANTILE_TOLERANCE = 1e-12
+
+
+class Binarizer(TransformerMixin, BaseEstimator):
+    """Binarize numeric and categorical columns into tests the optimal-tree search can split on.
+
+    Each output column is one :class:`BinaryFeature` of ``features_``:
+
+    - a numeric column holding only 0 and 1 passes through as one ``"binary"`` feature, even when
+      constant, so that binary data reaches the search unchanged, column for column (other values
+      in it raise ValueError in ``transform``);
+    - any other numeric column gives ``"threshold"`` features ``x <= t`` (see Notes);
+    - a categorical column (pandas ``category``, ``object``, ``string`` or ``bool`` dtype) gives a
+      ``"category"`` feature ``x == value`` per category, in sorted order, but only the first of
+      two categories (the other is its complement) and none for one. A category unseen in ``fit``
+      gives 0 on every feature of its column.
+
+    Zero-weight rows are ignored as if absent; integer weights act exactly as repeated rows.
+
+    Parameters
+    ----------
+    strategy : {"quantile", "midpoints", "tree"}, default="quantile"
+        How thresholds are chosen for non-binary numeric columns.
+
+        - ``"quantile"``: up to ``n_thresholds`` per column, at weighted quantiles (see Notes).
+        - ``"midpoints"``: all of them; the search stays optimal for the original columns.
+        - ``"tree"``: those of a greedy scikit-learn tree (a regressor if ``y`` is continuous,
+          else a classifier) with at most ``2 * n_thresholds`` leaves and ``random_state=0``,
+          fitted on all non-binary numeric columns together: at most ``2 * n_thresholds - 1``
+          thresholds in all. Each is moved to the float64 midpoint of its gap between training
+          values (scikit-learn trees work in float32). Needs ``y``.
+    n_thresholds : int, default=10
+        Threshold budget: per column for ``"quantile"``, for all columns for ``"tree"``. Ignored by
+        ``"midpoints"``.
+    max_categories : int or None, default=None
+        Keep only this many categories per categorical column, the ones of largest total weight
+        (ties go to the first in sorted order). ``None`` keeps them all.
+
+    Attributes
+    ----------
+    features_ : list of BinaryFeature
+        The test computed by each output column, in column order.
+    column_kinds_ : list of {"numeric", "categorical"}
+        The kind of each input column.
+    n_features_in_ : int
+        Number of input columns.
+    feature_names_in_ : ndarray of str, shape (n_features_in_,)
+        Input column names; set only when ``X`` has string column names.
+
+    Notes
+    -----
+    Thresholds are midpoints between consecutive distinct values ``v_1 < ... < v_k`` of the
+    non-zero-weight rows (the lower value if the two are adjacent floats), so a constant column
+    gives none.
+
+    ``"quantile"``: let ``F(v_i)`` be the total weight of the rows with value at most ``v_i``
+    divided by the total weight. For each level ``q = i / (n_thresholds + 1)``, ``i = 1, ...,
+    n_thresholds``, take the smallest ``v_i`` with ``F(v_i) >= q - 1e-12`` and, unless it is
+    ``v_k``, the threshold between ``v_i`` and ``v_{i+1}``. Duplicates are dropped, so a column
+    gets at most ``min(n_thresholds, k - 1)`` thresholds.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0, 18.0], [1, 25.0], [1, 40.0], [0, 61.0]])
+    >>> binarizer = Binarizer(n_thresholds=1).fit(X)
+    >>> binarizer.get_feature_names_out().tolist()
+    ['x0 = 1', 'x1 <= 32.5']
+    >>> binarizer.transform(X)
+    array([[0, 1],
+           [1, 1],
+           [1, 0],
+           [0, 0]], dtype=uint8)
+    """
+
+    _parameter_constraints: dict = {
+        "strategy": [StrOptions({"quantile", "midpoints", "tree"})],
+        "n_thresholds": [Interval(Integral, 1, None, closed="left")],
+        "max_categories": [Interval(Integral, 1, None, closed="left"), None],
+    }
+
+    def __init__(self, strategy="quantile", n_thresholds=10, max_categories=None):
+        self.strategy = strategy
+        self.n_thresholds = n_thresholds
+        self.max_categories = max_categories
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None, sample_weight=None):
+        """Choose the binary features from training data.
+
+        Parameters
+        ----------
+        X : array-like or pandas DataFrame of shape (n_samples, n_features)
+            Training data without missing or infinite values. Arrays are numeric; a DataFrame
+            may also hold categorical columns.
+        y : array-like of shape (n_samples,), default=None
+            Targets; needed only by ``strategy="tree"``.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative row weights; ``None`` gives every row weight 1.
+
+        Returns
+        -------
+        self : Binarizer
+            The fitted binarizer.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> X = np.array([[1.0], [2.0], [3.0], [10.0]])
+        >>> binarizer = Binarizer(strategy="midpoints").fit(X, sample_weight=[1, 1, 1, 0])
+        >>> binarizer.get_feature_names_out().tolist()  # the last row has no weight
+        ['x0 <= 1.5', 'x0 <= 2.5']
+        """
+        numeric, categorical, kinds = self._read(X, reset=True)
+        weight = _check_sample_weight(sample_weight, numeric, dtype=np.float64,
+                                      ensure_non_negative=True)
+        kept = weight > 0
+        numeric, weight = numeric[kept], weight[kept]
+        names = _column_names(self)
+        tree_thresholds = {}
+        if self.strategy == "tree":
+            if y is None:
+                raise ValueError("strategy='tree' needs y: pass the targets to fit")
+            y = np.asarray(y)
+            check_consistent_length(kept, y)
+            tree_thresholds = self._greedy_tree_thresholds(numeric, y[kept], weight, kinds)
+        features = []
+        for j, kind in enumerate(kinds):
+            if kind == "numeric":
+                features += self._numeric_features(j, names[j], numeric[:, j], weight,
+                                                   tree_thresholds.get(j))
+            else:
+                features += self._category_features(j, names[j], categorical[j][kept], weight)
+        self.column_kinds_ = kinds
+        self.features_ = features
+        return self
+
+    def transform(self, X):
+        """Compute the binary features of ``X``.
+
+        Parameters
+        ----------
+        X : array-like or pandas DataFrame of shape (n_samples, n_features_in_)
+            Data with the same columns as in ``fit``.
+
+        Returns
+        -------
+        binary_X : ndarray of uint8, shape (n_samples, len(features_))
+            Column ``i`` is 1 on the rows where ``features_[i]`` holds.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> train = pd.DataFrame({"color": ["red", "blue", "green"], "size": [1.0, 2.0, 3.0]})
+        >>> binarizer = Binarizer(strategy="midpoints").fit(train)
+        >>> binarizer.get_feature_names_out().tolist()
+        ['color = blue', 'color = green', 'color = red', 'size <= 1.5', 'size <= 2.5']
+        >>> binarizer.transform(pd.DataFrame({"color": ["pink"], "size": [2.0]}))
+        array([[0, 0, 0, 0, 1]], dtype=uint8)
+        """
+        check_is_fitted(self)
+        numeric, categorical, _ = self._read(X, reset=False)
+        features = self.features_
+        column = np.array([f.column for f in features], dtype=np.intp)
+        binary_X = np.zeros((numeric.shape[0], len(features)), dtype=np.uint8)
+
+        is_threshold = np.array([f.kind == "threshold" for f in features], dtype=bool)
+        thresholds = np.array([f.value for f in features if f.kind == "threshold"], dtype=float)
+        binary_X[:, is_threshold] = numeric[:, column[is_threshold]] <= thresholds
+
+        is_binary = np.array([f.kind == "binary" for f in features], dtype=bool)
+        passed = numeric[:, column[is_binary]]
+        not_binary = np.flatnonzero(((passed != 0) & (passed != 1)).any(axis=0))
+        if len(not_binary):
+            name = features[np.flatnonzero(is_binary)[not_binary[0]]].column_name
+            raise ValueError(f"column {name!r} held only 0 and 1 in fit but holds other values "
+                             "now; refit the binarizer on data that shows all its values")
+        binary_X[:, is_binary] = passed
+
+        for i, feature in enumerate(features):
+            if feature.kind == "category":
+                binary_X[:, i] = categorical[feature.column] == feature.value
+        return binary_X
+
+    def get_feature_names_out(self, input_features=None):
+        """Names of the output columns: the test each one computes.
+
+        Parameters
+        ----------
+        input_features : array-like of str, default=None
+            Input column names to use; by default ``feature_names_in_``, else ``x0, x1, ...``.
+
+        Returns
+        -------
+        feature_names_out : ndarray of str objects
+            ``features_[i].name`` for each output column ``i``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> binarizer = Binarizer().fit(np.array([[1.0], [3.0]]))
+        >>> binarizer.get_feature_names_out(["age"])
+        array(['age <= 2'], dtype=object)
+        """
+        check_is_fitted(self)
+        names = _check_feature_names_in(self, input_features)
+        return np.array([replace(f, column_name=str(names[f.column])).name
+                         for f in self.features_], dtype=object)
+
+    def to_dict(self) -> dict:
+        """Describe the fitted binarizer with JSON-ready data; :meth:`from_dict` reads it back.
+
+        Returns
+        -------
+        data : dict
+            Keys ``params``, ``n_features_in``, ``feature_names_in`` (a list or None),
+            ``column_kinds`` and ``features`` (each as :meth:`BinaryFeature.to_dict`).
+
+        Examples
+        --------
+        >>> import json
+        >>> import numpy as np
+        >>> binarizer = Binarizer().fit(np.array([[1.0], [3.0]]))
+        >>> copy = Binarizer.from_dict(json.loads(json.dumps(binarizer.to_dict())))
+        >>> copy.transform(np.array([[0.0], [5.0]])).ravel().tolist()
+        [1, 0]
+        """
+        check_is_fitted(self)
+        names = getattr(self, "feature_names_in_", None)
+        params = {key: int(value) if isinstance(value, Integral) else value
+                  for key, value in self.get_params().items()}
+        return {
+            "params": params,
+            "n_features_in": int(self.n_features_in_),
+            "feature_names_in": None if names is None else [str(name) for name in names],
+            "column_kinds": list(self.column_kinds_),
+            "features": [feature.to_dict() for feature in self.features_],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Binarizer:
+        """Rebuild a fitted binarizer from :meth:`to_dict` output.
+
+        Parameters
+        ----------
+        data : dict
+            Output of :meth:`to_dict`, possibly after a JSON round trip.
+
+        Returns
+        -------
+        binarizer : Binarizer
+            A fitted binarizer that transforms exactly as the original. Malformed ``data`` raises
+            ValueError.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> original = Binarizer(strategy="midpoints").fit(np.array([[1.0], [2.0], [4.0]]))
+        >>> Binarizer.from_dict(original.to_dict()).get_feature_names_out().tolist()
+        ['x0 <= 1.5', 'x0 <= 3']
+        """
+        try:
+            binarizer = cls(**data["params"])
+            binarizer._validate_params()
+            n_features, kinds = data["n_features_in"], list(data["column_kinds"])
+            names = data["feature_names_in"]
+            features = [BinaryFeature.from_dict(feature) for feature in data["features"]]
+            _check_fitted_state(n_features, kinds, names, features)
+        except (KeyError, TypeError, AttributeError, ValueError) as exc:
+            raise ValueError(f"malformed Binarizer data: {exc}") from exc
+        binarizer.n_features_in_ = n_features
+        if names is not None:
+            binarizer.feature_names_in_ = np.array(names, dtype=object)
+        binarizer.column_kinds_ = kinds
+        binarizer.features_ = features
+        return binarizer
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags.preserves_dtype = []  # the output is always uint8
+        return tags
+
+    def _read(self, X, reset):
+        """Validate ``X`` and split it into a float matrix (categorical columns left at 0), a dict
+        column -> object array of the categorical columns, and the kind of every column."""
+        kinds = None if reset else self.column_kinds_
+        if not _is_dataframe(X):
+            if kinds is None or "categorical" not in kinds:
+                X = validate_data(self, X, reset=reset, dtype=np.float64)
+                return X, {}, kinds or ["numeric"] * X.shape[1]
+            import pandas as pd  # fitted on a DataFrame with categorical columns
+
+            X = pd.DataFrame(check_array(X, dtype=None, ensure_all_finite=False))
+        validate_data(self, X, reset=reset, skip_check_array=True)
+        if X.shape[0] < 1 or X.shape[1] < 1:
+            raise ValueError(f"Found a DataFrame of shape {X.shape}: Binarizer needs at least one "
+                             "row and one column")
+        names = _column_names(self)
+        missing = X.isna().any().to_numpy()
+        if missing.any():
+            raise ValueError(f"column {names[np.argmax(missing)]!r} has missing values "
+                             "(NaN, None or NA); fill or drop them before binarizing")
+        if kinds is None:
+            kinds = [_column_kind(dtype, name) for dtype, name in zip(X.dtypes, names, strict=True)]
+        numeric_columns = [j for j, kind in enumerate(kinds) if kind == "numeric"]
+        numeric = np.zeros(X.shape, dtype=np.float64)
+        numeric[:, numeric_columns] = X.iloc[:, numeric_columns].to_numpy(dtype=np.float64)
+        infinite = ~np.isfinite(numeric).all(axis=0)
+        if infinite.any():
+            raise ValueError(f"column {names[np.argmax(infinite)]!r} has infinite values")
+        categorical = {j: X.iloc[:, j].to_numpy(dtype=object)
+                       for j, kind in enumerate(kinds) if kind == "categorical"}
+        return numeric, categorical, kinds
+
+    def _greedy_tree_thresholds(self, numeric, y, weight, kinds):
+        """Thresholds per column picked by a greedy tree on the non-binary numeric columns."""
+        columns = [j for j, kind in enumerate(kinds) if kind == "numeric"
+                   and not np.isin(numeric[:, j], (0.0, 1.0)).all()]
+        if not columns:
+            return {}
+        is_continuous = type_of_target(y).startswith("continuous")
+        greedy = (DecisionTreeRegressor if is_continuous else DecisionTreeClassifier)(
+            max_leaf_nodes=2 * self.n_thresholds, random_state=0)
+        tree = greedy.fit(numeric[:, columns], y, sample_weight=weight).tree_
+        splits = tree.feature >= 0
+        used = np.asarray(columns)[tree.feature[splits]]
+        return {j: tree.threshold[splits][used == j] for j in columns}
+
+    def _numeric_features(self, j, name, x, weight, tree_thresholds):
+        """Features of numeric column ``j`` from its non-zero-weight values ``x``."""
+        values, inverse = np.unique(x, return_inverse=True)
+        if np.all((values == 0) | (values == 1)):
+            return [BinaryFeature(j, name, "binary")]
+        if self.strategy == "midpoints":
+            thresholds = _midpoints(values[:-1], values[1:])
+        elif self.strategy == "quantile":
+            fraction = np.cumsum(np.bincount(inverse, weights=weight, minlength=len(values)))
+            fraction /= fraction[-1]
+            levels = np.arange(1, self.n_thresholds + 1) / (self.n_thresholds + 1)
+            lower = np.unique(np.searchsorted(fraction, levels - _QUANTILE_TOLERANCE))
+            lower = lower[lower < len(values) - 1]
+            thresholds = _midpoints(values[lower], values[lower + 1])
+        else:
+            gap = np.searchsorted(values, tree_thresholds, side="right") - 1
+            gap = np.unique(gap[(gap >= 0) & (gap < len(values) - 1)])
+            thresholds = _midpoints(values[gap], values[gap + 1])
+        return [BinaryFeature(j, name, "threshold", float(t)) for t in thresholds]
+
+    def _category_features(self, j, name, column, weight):
+        """Features of categorical column ``j`` from its non-zero-weight values ``column``."""
+        import pandas as pd
+
+        codes, uniques = pd.factorize(column)
+        totals = np.bincount(codes, weights=weight, minlength=len(uniques))
+        categories = [_category_value(value, name) for value in uniques]
+        try:
+            order = sorted(range(len(categories)), key=categories.__getitem__)
+        except TypeError:  # mixed types
+            order = sorted(range(len(categories)),
+                           key=lambda i: (str(categories[i]), type(categories[i]).__name__))
+        heaviest = np.argsort(-totals[order], kind="stable")[:self.max_categories]
+        kept = sorted(heaviest.tolist())
+        if len(categories) < 2:
+            kept = []
+        elif len(kept) == len(categories) == 2:
+            kept = kept[:1]  # the second category is the complement of the first
+        return [BinaryFeature(j, name, "category", categories[order[i]]) for i in kept]
+
+
+def _is_dataframe(X) -> bool:
+    pandas = sys.modules.get("pandas")
+    return pandas is not None and isinstance(X, pandas.DataFrame)
+
+
+def _column_names(binarizer) -> list[str]:
+    names = getattr(binarizer, "feature_names_in_", None)
+    if names is None:
+        return [f"x{j}" for j in range(binarizer.n_features_in_)]
+    return [str(name) for name in names]
+
+
+def _column_kind(dtype, name) -> str:
+    """``"numeric"`` or ``"categorical"`` for a pandas column dtype."""
+    from pandas.api import types
+
+    if types.is_bool_dtype(dtype) or isinstance(dtype, types.CategoricalDtype):
+        return "categorical"
+    if types.is_numeric_dtype(dtype) and not types.is_complex_dtype(dtype):
+        return "numeric"
+    if types.is_object_dtype(dtype) or types.is_string_dtype(dtype):
+        return "categorical"
+    raise TypeError(f"column {name!r} has dtype {dtype}, which Binarizer cannot use; convert "
+                    "it to a number or to a category")
+
+
+def _category_value(value, name):
+    """A category as a plain Python str, int, float or bool (so that it can go to JSON)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if not isinstance(value, str | Real):
+        raise TypeError(f"column {name!r} holds a category of type {type(value).__name__}; "
+                        "categories must be str, int, float or bool")
+    return value
+
+
+def _midpoints(lower, upper):
+    """Midpoints of the gaps (lower, upper), or ``lower`` where the two are adjacent floats."""
+    middle = lower / 2 + upper / 2  # no overflow near the largest floats
+    return np.where(middle < upper, middle, lower)
+
+
+def _check_fitted_state(n_features, kinds, names, features) -> None:
+    """Raise ValueError unless these attributes describe a binarizer that can transform."""
+    if type(n_features) is not int or n_features < 1 or len(kinds) != n_features:
+        raise ValueError("n_features_in must be a positive int, one per column kind")
+    if any(kind not in COLUMN_KINDS for kind in kinds):
+        raise ValueError(f"column kinds must be in {COLUMN_KINDS}")
+    if names is not None and (not isinstance(names, list) or len(names) != n_features
+                              or not all(isinstance(name, str) for name in names)):
+        raise ValueError("feature_names_in must be None or a list of n_features_in strings")
+    for feature in features:
+        value = feature.value
+        if not 0 <= feature.column < n_features:
+            raise ValueError(f"feature column {feature.column} is not in range({n_features})")
+        expected = "categorical" if feature.kind == "category" else "numeric"
+        if kinds[feature.column] != expected:
+            raise ValueError(f"a {feature.kind} feature needs a {expected} column, but column "
+                             f"{feature.column} is {kinds[feature.column]}")
+        if feature.kind == "binary" and value is not None:
+            raise ValueError(f"a binary feature has value {value!r}")
+        if feature.kind == "threshold" and (isinstance(value, bool) or not isinstance(value, Real)
+                                            or not np.isfinite(value)):
+            raise ValueError(f"threshold {value!r} is not a finite number")
+        if feature.kind == "category" and not isinstance(value, str | Real):
+            raise ValueError(f"category {value!r} is not a str, int, float or bool")
