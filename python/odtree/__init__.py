@@ -2,9 +2,34 @@
 
 from importlib.metadata import PackageNotFoundError, version
 
+from . import datasets
+from ._binarizer import Binarizer
+from ._classes import OptimalTreeClassifier
+from ._export import export_graphviz, export_text, plot_tree
+from ._features import BinaryFeature
+from ._serialize import from_json, to_json
+from ._sklearn_import import from_sklearn
+from ._tree import Tree
+from .exceptions import InfeasibleWarning, NotOptimalWarning
+
 try:
     __version__ = version("odtree")
 except PackageNotFoundError:  # running from a source tree that was not installed
     __version__ = "0.0.0+unknown"
 
-__all__ = ["__version__"]
+__all__ = [
+    "Binarizer",
+    "BinaryFeature",
+    "InfeasibleWarning",
+    "NotOptimalWarning",
+    "OptimalTreeClassifier",
+    "Tree",
+    "__version__",
+    "datasets",
+    "export_graphviz",
+    "export_text",
+    "from_json",
+    "from_sklearn",
+    "plot_tree",
+    "to_json",
+]

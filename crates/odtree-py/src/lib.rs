@@ -1,0 +1,171 @@
+//! Python bindings for odtree-core: array conversion, GIL release, Ctrl-C and error mapping.
+//! Every decision about the search lives in odtree-core; this crate only translates.
+
+use numpy::{PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
+use odtree_core::{
+    Branching, Budget, CacheKind, Dataset, OdtError, SearchConfig, Solution, Solver,
+};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::Duration;
+
+/// How often the waiting thread looks for Ctrl-C while the search runs.
+const SIGNAL_POLL: Duration = Duration::from_millis(50);
+
+fn to_py_err(error: OdtError) -> PyErr {
+    PyValueError::new_err(error.to_string())
+}
+
+/// A dataset's bitsets, built once and solved many times.
+#[pyclass(name = "Solver", module = "odtree._core", frozen)]
+struct PySolver {
+    solver: Arc<Solver>,
+}
+
+#[pymethods]
+impl PySolver {
+    /// Builds the solver from a 0/1 matrix (uint8, rows × features) and labels in 0..n_classes.
+    #[new]
+    fn new(x: PyReadonlyArray2<u8>, y: PyReadonlyArray1<u32>, n_classes: usize) -> PyResult<Self> {
+        let (n_rows, _) = x.as_array().dim();
+        let features: Vec<u8> = x.as_array().iter().copied().collect();
+        let labels = y.as_slice()?.to_vec();
+        let data = Dataset::new(&features, n_rows, &labels, n_classes).map_err(to_py_err)?;
+        Ok(Self { solver: Arc::new(Solver::new(data)) })
+    }
+
+    /// Solves for the optimal tree; returns a dict of results (see `odtree._classes`).
+    ///
+    /// The GIL is released while the search runs. A Ctrl-C stops the search and the best tree
+    /// so far is returned with status "interrupted"; a second Ctrl-C before the search has
+    /// wound down raises KeyboardInterrupt.
+    #[pyo3(signature = (*, max_depth, min_samples_leaf, upper_bound, search, cache, branching,
+                        sample_weight=None, time_limit=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn solve<'py>(
+        &self,
+        py: Python<'py>,
+        max_depth: u32,
+        min_samples_leaf: u32,
+        upper_bound: f64,
+        search: &str,
+        cache: &str,
+        branching: &str,
+        sample_weight: Option<PyReadonlyArray1<f64>>,
+        time_limit: Option<f64>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let base = match search {
+            "auto" => SearchConfig::default(),
+            "dl85" => SearchConfig::dl85(),
+            other => return Err(PyValueError::new_err(format!("unknown search {other:?}"))),
+        };
+        let cache = match cache {
+            "trie" => CacheKind::Trie,
+            "hash" => CacheKind::Hash,
+            other => return Err(PyValueError::new_err(format!("unknown cache {other:?}"))),
+        };
+        let branching = match branching {
+            "in_order" => Branching::InOrder,
+            "gain_asc" => Branching::GainAscending,
+            "gain_desc" => Branching::GainDescending,
+            other => return Err(PyValueError::new_err(format!("unknown branching {other:?}"))),
+        };
+        let config = SearchConfig { max_depth, min_samples_leaf, upper_bound, cache, branching, ..base };
+        config.validate().map_err(to_py_err)?;
+        let weights: Option<Vec<f64>> = sample_weight.map(|w| w.as_array().to_vec());
+        if time_limit.is_some_and(|t| !(t >= 0.0) || !t.is_finite()) {
+            return Err(PyValueError::new_err("time_limit must be a finite number ≥ 0"));
+        }
+        let interrupt = Arc::new(AtomicBool::new(false));
+        let budget = Budget::new(time_limit.map(Duration::from_secs_f64), Some(interrupt.clone()));
+        let solver = self.solver.clone();
+        let (sender, receiver) = mpsc::channel();
+        let worker = std::thread::spawn(move || {
+            let result = solver.solve(&config, weights.as_deref(), budget);
+            let _ = sender.send(result);
+        });
+        let flag = interrupt.clone();
+        let (result, sigints, other_error) = py.detach(move || {
+            let (mut sigints, mut other_error) = (0u32, None::<PyErr>);
+            let result = loop {
+                match receiver.recv_timeout(SIGNAL_POLL) {
+                    Ok(result) => break Some(result),
+                    Err(mpsc::RecvTimeoutError::Disconnected) => break None,
+                    Err(mpsc::RecvTimeoutError::Timeout) => Python::attach(|py| {
+                        if let Err(error) = py.check_signals() {
+                            flag.store(true, Ordering::Relaxed);
+                            if error.is_instance_of::<PyKeyboardInterrupt>(py) {
+                                sigints += 1;
+                            } else {
+                                other_error = Some(error);
+                            }
+                        }
+                    }),
+                }
+            };
+            (result, sigints, other_error)
+        });
+        let _ = worker.join();
+        if let Some(error) = other_error {
+            return Err(error);
+        }
+        if sigints > 1 {
+            return Err(PyKeyboardInterrupt::new_err("second interrupt during the search"));
+        }
+        let solution = result
+            .ok_or_else(|| PyRuntimeError::new_err("the search thread failed (internal error)"))?
+            .map_err(to_py_err)?;
+        solution_to_dict(py, &solution)
+    }
+
+    /// Number of rows, features and classes.
+    #[getter]
+    fn shape(&self) -> (usize, usize, usize) {
+        let data = self.solver.data();
+        (data.n_rows(), data.n_features(), data.n_classes())
+    }
+}
+
+/// Converts a solution into plain Python and numpy values.
+fn solution_to_dict<'py>(py: Python<'py>, solution: &Solution) -> PyResult<Bound<'py, PyDict>> {
+    let nodes = solution.tree.nodes();
+    let leaf = -1i64;
+    let n_stats = nodes.first().map_or(0, |n| n.stats.len());
+    let dict = PyDict::new(py);
+    let left: Vec<i64> = nodes.iter().map(|n| if n.is_leaf() { leaf } else { n.left as i64 }).collect();
+    let right: Vec<i64> = nodes.iter().map(|n| if n.is_leaf() { leaf } else { n.right as i64 }).collect();
+    let feature: Vec<i64> = nodes.iter().map(|n| n.feature.map_or(-2, i64::from)).collect();
+    let value: Vec<Vec<f64>> = nodes.iter().map(|n| n.stats.clone()).collect();
+    let rows: Vec<i64> = nodes.iter().map(|n| n.rows as i64).collect();
+    let weight: Vec<f64> = nodes.iter().map(|n| n.stats.iter().sum()).collect();
+    let label: Vec<i64> = nodes.iter().map(|n| n.label as i64).collect();
+    dict.set_item("children_left", PyArray1::from_vec(py, left))?;
+    dict.set_item("children_right", PyArray1::from_vec(py, right))?;
+    dict.set_item("feature", PyArray1::from_vec(py, feature))?;
+    let value = if value.is_empty() {
+        PyArray2::zeros(py, [0, n_stats], false)
+    } else {
+        PyArray2::from_vec2(py, &value)?
+    };
+    dict.set_item("value", value)?;
+    dict.set_item("n_node_samples", PyArray1::from_vec(py, rows))?;
+    dict.set_item("weighted_n_node_samples", PyArray1::from_vec(py, weight))?;
+    dict.set_item("label", PyArray1::from_vec(py, label))?;
+    dict.set_item("objective", solution.objective)?;
+    dict.set_item("lower_bound", solution.lower_bound)?;
+    dict.set_item("status", solution.status.as_str())?;
+    dict.set_item("cache_entries", solution.cache_entries)?;
+    dict.set_item("cache_bytes", solution.cache_bytes)?;
+    dict.set_item("seconds", solution.seconds)?;
+    Ok(dict)
+}
+
+/// The compiled core of odtree.
+#[pymodule]
+fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add_class::<PySolver>()?;
+    Ok(())
+}

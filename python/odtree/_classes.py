@@ -1,0 +1,356 @@
+"""The scikit-learn estimators around the exact search."""
+
+from __future__ import annotations
+
+import time
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils import assert_all_finite
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    check_consistent_length,
+    check_is_fitted,
+    column_or_1d,
+    validate_data,
+)
+
+from . import _core
+from ._binarizer import Binarizer
+from ._tree import Tree
+from .exceptions import InfeasibleWarning, NotOptimalWarning
+
+#: Two Ctrl-C within this many seconds raise KeyboardInterrupt instead of stopping one fit.
+INTERRUPT_WINDOW = 10.0
+_last_interrupt = [-np.inf]
+
+
+def _is_dataframe(X) -> bool:
+    return hasattr(X, "iloc") and hasattr(X, "dtypes")
+
+
+class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
+    """A provably optimal decision tree classifier of bounded depth.
+
+    The search minimises the weighted number of misclassified training rows over every tree
+    of depth at most ``max_depth`` whose leaves hold at least ``min_samples_leaf`` rows. Numeric
+    and categorical columns are first turned into binary features by a :class:`Binarizer`;
+    columns that hold only 0 and 1 are used as they are.
+
+    Parameters
+    ----------
+    max_depth : int, default=3
+        Maximum number of tests on a root-to-leaf path; 0 gives a single leaf.
+    min_samples_leaf : int, default=1
+        Minimum number of training rows (of non-zero weight) in each leaf.
+    time_limit : float or None, default=None
+        Seconds after which the search stops and returns the best tree found so far
+        (``status_ = "time_limit"``, ``optimal_ = False``). ``None`` means no limit.
+    upper_bound : float or None, default=None
+        Only trees whose objective is strictly below this value are wanted (PyDL8.5's
+        ``max_error``). If none exists, ``fit`` warns and the model is the best single leaf.
+    search : {"auto", "dl85"}, default="auto"
+        ``"auto"`` uses every technique (depth-2 solver, dynamic child order, sibling and
+        refined lower bounds); ``"dl85"`` is DL8.5 as published, for comparison.
+    cache : {"trie", "hash"}, default="trie"
+        The cache of subproblems: a trie or a hash table keyed by the sorted path.
+    branching : {"in_order", "gain_asc", "gain_desc"}, default="in_order"
+        Order in which features are tried: column order, or by information gain.
+    thresholds : {"quantile", "midpoints", "tree"}, default="quantile"
+        How numeric columns become binary features (see :class:`Binarizer`).
+    n_thresholds : int, default=10
+        Thresholds per numeric column for ``thresholds="quantile"``.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    tree_ : Tree
+        The fitted tree as parallel arrays over the binary features. ``tree_.value`` holds the
+        weighted class sums of the training rows reaching each node.
+    binarizer_ : Binarizer
+        The fitted mapping from input columns to binary features.
+    binary_features_ : list of BinaryFeature
+        What each binary feature tests; ``tree_.feature`` indexes this list.
+    binary_feature_names_ : ndarray of str
+        Readable names of the binary features, such as ``"age <= 37.5"``.
+    objective_ : float
+        The training objective of the tree: the weighted count of misclassified rows.
+    lower_bound_ : float
+        A proven lower bound on the optimal objective (equal to ``objective_`` when optimal).
+    optimal_ : bool
+        Whether the tree is proven optimal.
+    status_ : str
+        ``"optimal"``, ``"time_limit"``, ``"interrupted"`` or ``"infeasible"``.
+    fit_time_ : float
+        Seconds spent in ``fit``.
+    n_cache_entries_ : int
+        Cache entries at the end of the search.
+    n_features_in_ : int
+        Number of input columns.
+    feature_names_in_ : ndarray of str
+        Input column names (only with a pandas DataFrame whose column names are strings).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from odtree import OptimalTreeClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = OptimalTreeClassifier(max_depth=2).fit(X, y)
+    >>> model.optimal_, model.objective_
+    (True, 6.0)
+    >>> model.predict(X[:3]).tolist()
+    [0, 0, 0]
+    """
+
+    _parameter_constraints: dict = {
+        "max_depth": [Interval(Integral, 0, 64, closed="both")],
+        "min_samples_leaf": [Interval(Integral, 1, None, closed="left")],
+        "time_limit": [Interval(Real, 0, None, closed="left"), None],
+        "upper_bound": [Interval(Real, None, None, closed="neither"), None],
+        "search": [StrOptions({"auto", "dl85"})],
+        "cache": [StrOptions({"trie", "hash"})],
+        "branching": [StrOptions({"in_order", "gain_asc", "gain_desc"})],
+        "thresholds": [StrOptions({"quantile", "midpoints", "tree"})],
+        "n_thresholds": [Interval(Integral, 1, None, closed="left")],
+    }
+
+    def __init__(self, max_depth=3, min_samples_leaf=1, time_limit=None, upper_bound=None, *,
+                 search="auto", cache="trie", branching="in_order", thresholds="quantile",
+                 n_thresholds=10):
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.time_limit = time_limit
+        self.upper_bound = upper_bound
+        self.search = search
+        self.cache = cache
+        self.branching = branching
+        self.thresholds = thresholds
+        self.n_thresholds = n_thresholds
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Find the optimal tree for the training data.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or pandas DataFrame of shape (n_samples, n_features)
+            Training data. Arrays must be numeric; a DataFrame may also hold categorical
+            columns (category, object, string or bool).
+        y : array-like of shape (n_samples,)
+            Class labels of any type (ints, strings, ...).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative row weights. Rows of weight zero are ignored entirely.
+
+        Returns
+        -------
+        self : OptimalTreeClassifier
+            The fitted estimator.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> X = np.array([[0, 1], [1, 1], [1, 0], [0, 0]])
+        >>> OptimalTreeClassifier(max_depth=2).fit(X, ["a", "b", "a", "b"]).objective_
+        0.0
+        """
+        start = time.perf_counter()
+        X, y = self._validate_training_data(X, y)
+        check_classification_targets(y)
+        weight = _check_sample_weight(sample_weight, y, dtype=np.float64,
+                                      ensure_non_negative=True)
+        if not np.any(weight > 0):
+            raise ValueError("sample_weight is zero everywhere: at least one row must count")
+        self.classes_, y_encoded = np.unique(y, return_inverse=True)
+        kept = weight > 0
+        self.binarizer_ = Binarizer(strategy=self.thresholds, n_thresholds=self.n_thresholds)
+        self.binarizer_.fit(X, y, sample_weight=weight)
+        X_kept = X.iloc[kept] if _is_dataframe(X) else X[kept]
+        binary_X = np.ascontiguousarray(self.binarizer_.transform(X_kept), dtype=np.uint8)
+        self.binary_features_ = list(self.binarizer_.features_)
+        self.binary_feature_names_ = self.binarizer_.get_feature_names_out()
+        solver = _core.Solver(binary_X, y_encoded[kept].astype(np.uint32), len(self.classes_))
+        result = solver.solve(
+            max_depth=self.max_depth,
+            min_samples_leaf=self.min_samples_leaf,
+            upper_bound=np.inf if self.upper_bound is None else float(self.upper_bound),
+            search=self.search,
+            cache=self.cache,
+            branching=self.branching,
+            sample_weight=weight[kept],
+            time_limit=self.time_limit,
+        )
+        self._set_result(result)
+        self.fit_time_ = time.perf_counter() - start
+        return self
+
+    def _validate_training_data(self, X, y):
+        """Check X and y with scikit-learn's rules; DataFrames go to the binarizer unchanged."""
+        if _is_dataframe(X):
+            validate_data(self, X, skip_check_array=True)
+            return X, _check_target(y, len(X))
+        X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64)
+        return _densify(X), y
+
+    def _set_result(self, result: dict) -> None:
+        self.tree_ = Tree(
+            children_left=result["children_left"],
+            children_right=result["children_right"],
+            feature=result["feature"],
+            value=result["value"],
+            n_node_samples=result["n_node_samples"],
+            weighted_n_node_samples=result["weighted_n_node_samples"],
+        )
+        self.objective_ = float(result["objective"])
+        self.lower_bound_ = float(result["lower_bound"])
+        self.status_ = str(result["status"])
+        self.optimal_ = self.status_ == "optimal"
+        self.n_cache_entries_ = int(result["cache_entries"])
+        if self.status_ == "infeasible":
+            warnings.warn(f"no tree has an objective below upper_bound={self.upper_bound}; "
+                          "the model is the best single leaf", InfeasibleWarning, stacklevel=3)
+        elif self.status_ == "interrupted":
+            now = time.monotonic()
+            if now - _last_interrupt[0] < INTERRUPT_WINDOW:
+                _last_interrupt[0] = -np.inf
+                raise KeyboardInterrupt("second interrupt: stopping")
+            _last_interrupt[0] = now
+            warnings.warn("the search was interrupted: the tree is the best found so far and may "
+                          "not be optimal", NotOptimalWarning, stacklevel=3)
+        elif self.status_ == "time_limit":
+            warnings.warn(f"time limit of {self.time_limit} s reached: the tree is the best found "
+                          "so far and may not be optimal", NotOptimalWarning, stacklevel=3)
+
+    def _binarize(self, X) -> np.ndarray:
+        check_is_fitted(self)
+        if not _is_dataframe(X):
+            X = _densify(validate_data(self, X, reset=False, accept_sparse=("csr", "csc"),
+                                       dtype=np.float64))
+        else:
+            validate_data(self, X, reset=False, skip_check_array=True)
+        return self.binarizer_.transform(X)
+
+    def apply(self, X) -> np.ndarray:
+        """Index of the leaf (in ``tree_``) that each row of ``X`` reaches.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows to route through the tree.
+
+        Returns
+        -------
+        leaves : ndarray of int64, shape (n_samples,)
+            Leaf node ids.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> X = np.array([[0], [1], [1], [0]])
+        >>> OptimalTreeClassifier(max_depth=1).fit(X, [0, 1, 1, 0]).apply(X).tolist()
+        [1, 2, 2, 1]
+        """
+        binary_X = self._binarize(X)
+        return self.tree_.apply(binary_X)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Class probabilities: the weighted class shares of the training rows in each leaf.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows to classify.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Columns follow ``classes_``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> X = np.array([[0], [0], [0], [1]])
+        >>> model = OptimalTreeClassifier(max_depth=1).fit(X, [0, 0, 1, 1])
+        >>> model.predict_proba([[0]]).round(3).tolist()
+        [[0.667, 0.333]]
+        """
+        leaves = self.apply(X)
+        value = self.tree_.value[leaves, 0, :]
+        total = value.sum(axis=1, keepdims=True)
+        return np.divide(value, total, out=np.zeros_like(value), where=total > 0)
+
+    def predict(self, X) -> np.ndarray:
+        """Predicted class of each row: its leaf's majority class (by weight).
+
+        Ties go to the class with the larger total training weight, as in the search.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows to classify.
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> X = np.array([[0, 1], [1, 1], [1, 0], [0, 0]])
+        >>> model = OptimalTreeClassifier(max_depth=2).fit(X, ["a", "b", "a", "b"])
+        >>> model.predict(X).tolist()
+        ['a', 'b', 'a', 'b']
+        """
+        leaves = self.apply(X)
+        return self.classes_[self._leaf_classes()[leaves]]
+
+    def _leaf_classes(self) -> np.ndarray:
+        """Class index predicted at every node, with the search's tie-break: the largest weight,
+        then the class heaviest in the training data, then the lowest index."""
+        value = self.tree_.value[:, 0, :]
+        total = value[0]
+        ranking = np.lexsort((np.arange(len(total)), -total))
+        return ranking[np.argmax(value[:, ranking], axis=1)]
+
+    def get_depth(self) -> int:
+        """Depth of the fitted tree (0 for a single leaf)."""
+        check_is_fitted(self)
+        return self.tree_.max_depth
+
+    def get_n_leaves(self) -> int:
+        """Number of leaves of the fitted tree."""
+        check_is_fitted(self)
+        return self.tree_.n_leaves
+
+    def to_json(self) -> str:
+        """The fitted model as JSON text; :func:`odtree.from_json` reads it back."""
+        from ._serialize import to_json
+
+        return to_json(self)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        return tags
+
+
+def _check_target(y, n_rows: int) -> np.ndarray:
+    """y as a 1-D array of length n_rows, without missing values."""
+    y = column_or_1d(y, warn=True)
+    check_consistent_length(np.empty(n_rows), y)
+    if y.dtype.kind == "f":
+        assert_all_finite(y, input_name="y")
+    elif y.dtype == object and any(v is None or v != v for v in y):
+        raise ValueError("Input y contains missing values (None or NaN)")
+    return y
+
+
+def _densify(X):
+    return X.toarray() if hasattr(X, "toarray") else X
