@@ -34,7 +34,9 @@ impl PySolver {
         let features: Vec<u8> = x.as_array().iter().copied().collect();
         let labels = y.as_slice()?.to_vec();
         let data = Dataset::new(&features, n_rows, &labels, n_classes).map_err(to_py_err)?;
-        Ok(Self { solver: Arc::new(Solver::new(data)) })
+        Ok(Self {
+            solver: Arc::new(Solver::new(data)),
+        })
     }
 
     /// Solves for the optimal tree; returns a dict of results (see `odtree._classes`).
@@ -71,16 +73,32 @@ impl PySolver {
             "in_order" => Branching::InOrder,
             "gain_asc" => Branching::GainAscending,
             "gain_desc" => Branching::GainDescending,
-            other => return Err(PyValueError::new_err(format!("unknown branching {other:?}"))),
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "unknown branching {other:?}"
+                )))
+            }
         };
-        let config = SearchConfig { max_depth, min_samples_leaf, upper_bound, cache, branching, ..base };
+        let config = SearchConfig {
+            max_depth,
+            min_samples_leaf,
+            upper_bound,
+            cache,
+            branching,
+            ..base
+        };
         config.validate().map_err(to_py_err)?;
         let weights: Option<Vec<f64>> = sample_weight.map(|w| w.as_array().to_vec());
         if time_limit.is_some_and(|t| !(t >= 0.0) || !t.is_finite()) {
-            return Err(PyValueError::new_err("time_limit must be a finite number ≥ 0"));
+            return Err(PyValueError::new_err(
+                "time_limit must be a finite number ≥ 0",
+            ));
         }
         let interrupt = Arc::new(AtomicBool::new(false));
-        let budget = Budget::new(time_limit.map(Duration::from_secs_f64), Some(interrupt.clone()));
+        let budget = Budget::new(
+            time_limit.map(Duration::from_secs_f64),
+            Some(interrupt.clone()),
+        );
         let solver = self.solver.clone();
         let (sender, receiver) = mpsc::channel();
         let worker = std::thread::spawn(move || {
@@ -113,7 +131,9 @@ impl PySolver {
             return Err(error);
         }
         if sigints > 1 {
-            return Err(PyKeyboardInterrupt::new_err("second interrupt during the search"));
+            return Err(PyKeyboardInterrupt::new_err(
+                "second interrupt during the search",
+            ));
         }
         let solution = result
             .ok_or_else(|| PyRuntimeError::new_err("the search thread failed (internal error)"))?
@@ -135,9 +155,18 @@ fn solution_to_dict<'py>(py: Python<'py>, solution: &Solution) -> PyResult<Bound
     let leaf = -1i64;
     let n_stats = nodes.first().map_or(0, |n| n.stats.len());
     let dict = PyDict::new(py);
-    let left: Vec<i64> = nodes.iter().map(|n| if n.is_leaf() { leaf } else { n.left as i64 }).collect();
-    let right: Vec<i64> = nodes.iter().map(|n| if n.is_leaf() { leaf } else { n.right as i64 }).collect();
-    let feature: Vec<i64> = nodes.iter().map(|n| n.feature.map_or(-2, i64::from)).collect();
+    let left: Vec<i64> = nodes
+        .iter()
+        .map(|n| if n.is_leaf() { leaf } else { n.left as i64 })
+        .collect();
+    let right: Vec<i64> = nodes
+        .iter()
+        .map(|n| if n.is_leaf() { leaf } else { n.right as i64 })
+        .collect();
+    let feature: Vec<i64> = nodes
+        .iter()
+        .map(|n| n.feature.map_or(-2, i64::from))
+        .collect();
     let value: Vec<Vec<f64>> = nodes.iter().map(|n| n.stats.clone()).collect();
     let rows: Vec<i64> = nodes.iter().map(|n| n.rows as i64).collect();
     let weight: Vec<f64> = nodes.iter().map(|n| n.stats.iter().sum()).collect();

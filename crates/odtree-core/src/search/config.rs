@@ -52,6 +52,9 @@ pub struct SearchConfig {
     pub sibling_bound: bool,
     /// Start each node with its leaf as the incumbent, so splits must beat it.
     pub leaf_incumbent: bool,
+    /// Bound new nodes by similar nodes already evaluated at the same depth (MurTree §4.4);
+    /// used only where valid (`min_samples_leaf = 1`, an objective that allows it).
+    pub similarity_bound: bool,
     /// On failure, store the refined bound min over splits of the children's bounds (MurTree
     /// Eq. 15–17) instead of only the upper bound (DL8.5).
     pub refined_lower_bound: bool,
@@ -70,6 +73,7 @@ impl Default for SearchConfig {
             child_order: ChildOrder::LargerLeafCostFirst,
             sibling_bound: true,
             leaf_incumbent: true,
+            similarity_bound: true,
             refined_lower_bound: true,
         }
     }
@@ -84,6 +88,7 @@ impl SearchConfig {
             child_order: ChildOrder::LeftFirst,
             sibling_bound: false,
             leaf_incumbent: false,
+            similarity_bound: false,
             refined_lower_bound: false,
             ..Self::default()
         }

@@ -7,6 +7,7 @@
 mod config;
 mod depth2;
 mod order;
+mod similarity;
 
 pub use config::{Branching, CacheKind, ChildOrder, SearchConfig};
 pub use order::information_gain;
@@ -19,6 +20,7 @@ use crate::objective::{Leaf, Objective};
 use crate::stats::{ClassWeights, Weights};
 use crate::tree::{Tree, TreeBuilder};
 use depth2::Depth2;
+use similarity::SimilarityArchive;
 
 /// The result of solving one node under an upper bound.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -81,6 +83,8 @@ pub(crate) struct Engine<'a, C: PathCache, O: Objective> {
     key: Vec<Item>,
     levels: Vec<Level>,
     depth2: Depth2,
+    /// Evaluated nodes for the similarity bound, when it is valid and switched on.
+    similarity: Option<SimilarityArchive>,
     /// Whether nodes with no depth left are cached too (DL8.5 caches every node it visits).
     cache_leaves: bool,
     use_depth2: bool,
@@ -99,7 +103,11 @@ impl<'a, C: PathCache, O: Objective> Engine<'a, C, O> {
         budget: Budget,
     ) -> Self {
         let cover = Cover::new(weights.support());
-        let use_depth2 = config.depth2 && objective.capabilities().depth2;
+        let capabilities = objective.capabilities();
+        let use_depth2 = config.depth2 && capabilities.depth2;
+        let use_similarity = config.similarity_bound
+            && capabilities.similarity_bound
+            && config.min_samples_leaf == 1;
         Self {
             data,
             weights,
@@ -115,6 +123,7 @@ impl<'a, C: PathCache, O: Objective> Engine<'a, C, O> {
                 .map(|_| Level::default())
                 .collect(),
             depth2: Depth2::default(),
+            similarity: use_similarity.then(|| SimilarityArchive::new(config.max_depth)),
             cache_leaves: !config.depth2,
             use_depth2,
             tolerance: 0.0,
@@ -178,9 +187,16 @@ impl<'a, C: PathCache, O: Objective> Engine<'a, C, O> {
             return Outcome::Solved(leaf.cost);
         }
         let (id, _) = self.cache.get_or_insert(&self.path);
-        let entry = *self.cache.entry(id);
+        let mut entry = *self.cache.entry(id);
         if entry.is_solved() {
             return Outcome::Solved(entry.cost);
+        }
+        if let Some(archive) = self.similarity.as_mut().filter(|_| depth_left > 0) {
+            let bound = archive.bound(&self.cover, depth_left, self.weights);
+            if bound > entry.lower_bound {
+                entry.lower_bound = bound;
+                self.cache.entry_mut(id).lower_bound = bound;
+            }
         }
         if !self.below(entry.lower_bound, ub) {
             return Outcome::Infeasible(entry.lower_bound);
@@ -229,6 +245,13 @@ impl<'a, C: PathCache, O: Objective> Engine<'a, C, O> {
             )
         };
         self.levels[depth] = level;
+        if let Some(archive) = self
+            .similarity
+            .as_mut()
+            .filter(|_| self.budget.stopped().is_none())
+        {
+            archive.record(&self.cover, depth_left, outcome.bound());
+        }
         outcome
     }
 

@@ -1,0 +1,26 @@
+//! Solves one benchmark file (class first, then 0/1 features): `solve_file PATH DEPTH`.
+//! Used for profiling the engine without Python in the way.
+
+use odtree_core::{Budget, Dataset, SearchConfig, Solver};
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let path = args.next().expect("usage: solve_file PATH DEPTH");
+    let depth: u32 = args.next().and_then(|d| d.parse().ok()).unwrap_or(3);
+    let text = std::fs::read_to_string(&path).expect("readable file");
+    let rows: Vec<Vec<u32>> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.split_whitespace().map(|v| v.parse().expect("integer")).collect())
+        .collect();
+    let labels: Vec<u32> = rows.iter().map(|r| r[0]).collect();
+    let features: Vec<u8> = rows.iter().flat_map(|r| r[1..].iter().map(|&v| v as u8)).collect();
+    let n_classes = *labels.iter().max().unwrap_or(&0) as usize + 1;
+    let data = Dataset::new(&features, rows.len(), &labels, n_classes).expect("valid data");
+    let config = SearchConfig { max_depth: depth, ..SearchConfig::default() };
+    let solution = Solver::new(data).solve(&config, None, Budget::default()).expect("solved");
+    println!(
+        "objective {} status {:?} entries {} seconds {:.3}",
+        solution.objective, solution.status, solution.cache_entries, solution.seconds
+    );
+}

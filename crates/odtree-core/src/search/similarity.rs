@@ -1,0 +1,113 @@
+//! The similarity lower bound (MurTree §4.4, spec §5.4b).
+//!
+//! If a node with rows D1 and remaining depth d has optimal cost at least b, then a node with
+//! rows D2 and the same remaining depth costs at least `b - weight(D1 \ D2)`: removing rows
+//! lowers the optimum by at most their weight, and adding rows never lowers it. The bound holds
+//! for misclassification-like costs with `min_samples_leaf = 1` only: with larger minimum
+//! leaves, the tree of D1 may not be valid on D2 (checked by the oracle).
+
+use crate::bitset::bits_of;
+use crate::cover::Cover;
+use crate::stats::Weights;
+
+/// One evaluated node: its rows (dense words) and a proven lower bound of its cost.
+#[derive(Clone, Debug)]
+struct Reference {
+    rows: Vec<u64>,
+    bound: f64,
+}
+
+/// Up to two evaluated nodes per remaining depth.
+#[derive(Debug, Default)]
+pub(crate) struct SimilarityArchive {
+    per_depth: Vec<Vec<Reference>>,
+    dense: Vec<u64>,
+}
+
+/// Nodes kept per remaining depth.
+const KEPT: usize = 2;
+
+impl SimilarityArchive {
+    /// An empty archive for remaining depths up to `max_depth`.
+    pub fn new(max_depth: u32) -> Self {
+        Self {
+            per_depth: vec![Vec::new(); max_depth as usize + 1],
+            dense: Vec::new(),
+        }
+    }
+
+    fn load(&mut self, cover: &Cover) {
+        let words = cover.words();
+        self.dense.clear();
+        self.dense.resize(words.len(), 0);
+        for &w in cover.word_indices() {
+            self.dense[w as usize] = words[w as usize];
+        }
+    }
+
+    /// The best similarity bound for the current node (0 when nothing is known).
+    pub fn bound(&mut self, cover: &Cover, depth_left: u32, weights: &Weights) -> f64 {
+        let references = &self.per_depth[depth_left as usize];
+        if references.is_empty() {
+            return 0.0;
+        }
+        self.load(cover);
+        let mut best = 0.0f64;
+        for reference in &self.per_depth[depth_left as usize] {
+            let removed = removed_weight(&reference.rows, &self.dense, weights);
+            best = best.max(reference.bound - removed);
+        }
+        best
+    }
+
+    /// Records the current node, just evaluated, with a proven lower bound of its cost; it
+    /// replaces the most similar archived node of the same remaining depth.
+    pub fn record(&mut self, cover: &Cover, depth_left: u32, bound: f64) {
+        self.load(cover);
+        let references = &mut self.per_depth[depth_left as usize];
+        if references.len() < KEPT {
+            references.push(Reference {
+                rows: self.dense.clone(),
+                bound,
+            });
+            return;
+        }
+        let distance = |r: &Reference| -> u32 {
+            r.rows
+                .iter()
+                .zip(&self.dense)
+                .map(|(a, b)| (a ^ b).count_ones())
+                .sum()
+        };
+        let closest = (0..references.len())
+            .min_by_key(|&i| distance(&references[i]))
+            .unwrap_or(0);
+        let slot = &mut references[closest];
+        slot.rows.copy_from_slice(&self.dense);
+        slot.bound = bound;
+    }
+}
+
+/// Weight of the rows in `reference` but not in `current`.
+fn removed_weight(reference: &[u64], current: &[u64], weights: &Weights) -> f64 {
+    match weights.uniform() {
+        Some(w) => {
+            let count: u32 = reference
+                .iter()
+                .zip(current)
+                .map(|(a, b)| (a & !b).count_ones())
+                .sum();
+            count as f64 * w
+        }
+        None => {
+            let per_row = weights.per_row();
+            let mut total = 0.0;
+            for (i, (a, b)) in reference.iter().zip(current).enumerate() {
+                total += bits_of(a & !b)
+                    .map(|bit| per_row[i * 64 + bit])
+                    .sum::<f64>();
+            }
+            total
+        }
+    }
+}
