@@ -11,14 +11,26 @@ fn main() {
     let rows: Vec<Vec<u32>> = text
         .lines()
         .filter(|l| !l.trim().is_empty())
-        .map(|l| l.split_whitespace().map(|v| v.parse().expect("integer")).collect())
+        .map(|l| {
+            l.split_whitespace()
+                .map(|v| v.parse().expect("integer"))
+                .collect()
+        })
         .collect();
     let labels: Vec<u32> = rows.iter().map(|r| r[0]).collect();
-    let features: Vec<u8> = rows.iter().flat_map(|r| r[1..].iter().map(|&v| v as u8)).collect();
+    let features: Vec<u8> = rows
+        .iter()
+        .flat_map(|r| r[1..].iter().map(|&v| v as u8))
+        .collect();
     let n_classes = *labels.iter().max().unwrap_or(&0) as usize + 1;
     let data = Dataset::new(&features, rows.len(), &labels, n_classes).expect("valid data");
-    let config = SearchConfig { max_depth: depth, ..SearchConfig::default() };
-    let solution = Solver::new(data).solve(&config, None, Budget::default()).expect("solved");
+    let config = SearchConfig {
+        max_depth: depth,
+        ..SearchConfig::default()
+    };
+    let solution = Solver::new(data)
+        .solve(&config, None, Budget::default())
+        .expect("solved");
     println!(
         "objective {} status {:?} entries {} seconds {:.3}",
         solution.objective, solution.status, solution.cache_entries, solution.seconds

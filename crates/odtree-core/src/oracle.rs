@@ -5,7 +5,7 @@
 
 use crate::budget::Budget;
 use crate::data::Dataset;
-use crate::search::{Branching, CacheKind, ChildOrder, SearchConfig};
+use crate::search::{Branching, CacheKind, SearchConfig};
 use crate::solver::{Solver, Status};
 use proptest::prelude::*;
 
@@ -240,7 +240,7 @@ fn toy_example_dl85_visits_17_of_27_itemsets() {
     let tree = &solution.tree;
     assert_eq!(tree.nodes()[0].feature, Some(0));
     assert_eq!(tree.n_leaves(), 4);
-    for (row, &label) in y.iter().enumerate() {
+    for row in 0..y.len() {
         let leaf = tree.leaf_of(|f| x[row * 3 + f as usize] == 1);
         let expected = match (x[row * 3], x[row * 3 + 1], x[row * 3 + 2]) {
             (1, _, _) => 1,
@@ -248,7 +248,6 @@ fn toy_example_dl85_visits_17_of_27_itemsets() {
             (0, 0, 0) => 1,
             _ => 0,
         };
-        let _ = label;
         assert_eq!(leaf.label, expected);
     }
 }

@@ -89,7 +89,7 @@ impl PySolver {
         };
         config.validate().map_err(to_py_err)?;
         let weights: Option<Vec<f64>> = sample_weight.map(|w| w.as_array().to_vec());
-        if time_limit.is_some_and(|t| !(t >= 0.0) || !t.is_finite()) {
+        if time_limit.is_some_and(|t| t.is_nan() || t < 0.0 || t.is_infinite()) {
             return Err(PyValueError::new_err(
                 "time_limit must be a finite number ≥ 0",
             ));
