@@ -25,6 +25,11 @@ pub struct Capabilities {
 pub trait Objective: Sync {
     /// The cost and label of a leaf whose rows have these class weights.
     fn leaf(&self, class_weights: &[f64]) -> Leaf;
+    /// The cost alone; objectives override it when the label is costly to settle.
+    #[inline]
+    fn leaf_cost(&self, class_weights: &[f64]) -> f64 {
+        self.leaf(class_weights).cost
+    }
     /// Techniques this objective allows.
     fn capabilities(&self) -> Capabilities;
 }

@@ -146,14 +146,27 @@ impl Depth2 {
             }
             for j in i + 1..n {
                 let gj = &gathered[j * n_words..(j + 1) * n_words];
-                let rows: u32 = gi.iter().zip(gj).map(|(a, b)| (a & b).count_ones()).sum();
-                let mut others = 0;
-                for (c, count) in counts.iter_mut().enumerate().skip(1) {
-                    let bc = &by_class[c * n_words..(c + 1) * n_words];
-                    *count = bc.iter().zip(gj).map(|(a, b)| (a & b).count_ones()).sum();
-                    others += *count;
+                if k_classes == 2 {
+                    // one fused pass: rows of the pair, and rows of class 1 among them
+                    let class1 = &by_class[n_words..2 * n_words];
+                    let (mut rows, mut ones) = (0u32, 0u32);
+                    for k in 0..n_words {
+                        rows += (gi[k] & gj[k]).count_ones();
+                        ones += (class1[k] & gj[k]).count_ones();
+                    }
+                    counts[0] = rows - ones;
+                    counts[1] = ones;
+                } else {
+                    let rows: u32 = gi.iter().zip(gj).map(|(a, b)| (a & b).count_ones()).sum();
+                    let mut others = 0;
+                    for (c, count) in counts.iter_mut().enumerate().skip(1) {
+                        let bc = &by_class[c * n_words..(c + 1) * n_words];
+                        *count = bc.iter().zip(gj).map(|(a, b)| (a & b).count_ones()).sum();
+                        others += *count;
+                    }
+                    counts[0] = rows - others;
                 }
-                counts[0] = rows - others;
+                let rows = counts.iter().sum();
                 pair.iter_mut()
                     .zip(&counts)
                     .for_each(|(p, &c)| *p = c as f64 * weight);
@@ -210,6 +223,7 @@ impl Depth2 {
     }
 
     /// Uses the counts of candidates i < j to improve the children of roots i and j.
+    #[inline(always)]
     fn evaluate_pair<O: Objective>(
         &mut self,
         rules: &Rules<O>,
@@ -224,12 +238,26 @@ impl Depth2 {
         let si = &node.singles[fi * len..(fi + 1) * len];
         let sj = &node.singles[fj * len..(fj + 1) * len];
         let (ri, rj) = (node.single_rows[fi], node.single_rows[fj]);
+        let s = node.stats;
+        let objective = rules.objective;
         // cells: 0 = (¬i,¬j), 1 = (¬i,j), 2 = (i,¬j), 3 = (i,j)
-        for c in 0..len {
-            self.cells[c] = node.stats[c] - si[c] - sj[c] + pair[c];
-            self.cells[len + c] = sj[c] - pair[c];
-            self.cells[2 * len + c] = si[c] - pair[c];
-            self.cells[3 * len + c] = pair[c];
+        let mut cost = [0.0; 4];
+        if len == 2 {
+            let none = |c: usize| s[c] - si[c] - sj[c] + pair[c];
+            cost[0] = objective.leaf_cost(&[none(0), none(1)]);
+            cost[1] = objective.leaf_cost(&[sj[0] - pair[0], sj[1] - pair[1]]);
+            cost[2] = objective.leaf_cost(&[si[0] - pair[0], si[1] - pair[1]]);
+            cost[3] = objective.leaf_cost(&[pair[0], pair[1]]);
+        } else {
+            for c in 0..len {
+                self.cells[c] = s[c] - si[c] - sj[c] + pair[c];
+                self.cells[len + c] = sj[c] - pair[c];
+                self.cells[2 * len + c] = si[c] - pair[c];
+                self.cells[3 * len + c] = pair[c];
+            }
+            for (cell, cost) in cost.iter_mut().enumerate() {
+                *cost = objective.leaf_cost(&self.cells[cell * len..(cell + 1) * len]);
+            }
         }
         let rows = [
             node.rows + pair_rows - ri - rj,
@@ -237,13 +265,6 @@ impl Depth2 {
             ri - pair_rows,
             pair_rows,
         ];
-        let mut cost = [0.0; 4];
-        for (cell, cost) in cost.iter_mut().enumerate() {
-            *cost = rules
-                .objective
-                .leaf(&self.cells[cell * len..(cell + 1) * len])
-                .cost;
-        }
         let m = rules.min_samples_leaf;
         let tol = rules.tolerance;
         let relax = |slot: &mut (f64, Option<u32>), a: usize, b: usize, feature: usize| {
