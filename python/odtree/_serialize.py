@@ -1,0 +1,303 @@
+"""Save a fitted estimator as JSON text and load it back, ready to predict.
+
+The text is one JSON object::
+
+    {"format": "odtree-model", "format_version": 1,
+     "estimator": "OptimalTreeClassifier", "params": {...get_params()...},
+     "classes": {"type": "int" | "float" | "bool" | "str", "dtype": "<i8", "values": [...]},
+     "n_features_in": 4, "feature_names_in": [...],
+     "binarizer": {...Binarizer.to_dict()...},
+     "binary_features": [{...BinaryFeature.to_dict()...}, ...],
+     "tree": {...Tree.to_dict()...},
+     "objective": 3.0, "lower_bound": 3.0, "optimal": true, "status": "optimal",
+     "fit_time": 0.01, "n_cache_entries": 120}
+
+``classes`` is left out for regressors and ``feature_names_in`` when the model was fitted without
+column names. A fit result that is not a finite number is written as ``"inf"``, ``"-inf"`` or
+``"nan"``.
+"""
+
+from __future__ import annotations
+
+import json
+import numbers
+
+import numpy as np
+from sklearn.base import is_classifier
+from sklearn.exceptions import NotFittedError
+
+from odtree._features import BinaryFeature
+from odtree._tree import Tree
+
+__all__ = ["from_json", "to_json"]
+
+FORMAT = "odtree-model"
+FORMAT_VERSION = 1
+
+# Fitted attribute (without the trailing underscore) -> its type. Floats that are not finite are
+# written as the strings "inf", "-inf" or "nan", which plain JSON cannot hold as numbers.
+_FIT_RESULTS = {
+    "objective": float,
+    "lower_bound": float,
+    "optimal": bool,
+    "status": str,
+    "fit_time": float,
+    "n_cache_entries": int,
+}
+_REQUIRED = ("estimator", "params", "n_features_in", "binarizer", "binary_features", "tree",
+             *_FIT_RESULTS)
+# Class type tag -> the Python type of its values and the numpy dtype kinds that may hold them.
+_CLASS_TYPES = {
+    "bool": (bool, "bO"),
+    "int": (int, "iuO"),
+    "float": (float, "fO"),
+    "str": (str, "UO"),
+}
+
+
+def to_json(model, *, indent=None) -> str:
+    """Write a fitted estimator as JSON text that :func:`from_json` reads back.
+
+    Parameters
+    ----------
+    model : fitted odtree estimator
+    indent : int or None, default=None
+        Indentation of the JSON text; ``None`` writes one line.
+
+    Returns
+    -------
+    str
+        The JSON text (format described in this module's docstring).
+
+    Raises
+    ------
+    ValueError
+        If a parameter of the estimator holds a value JSON cannot store (a callable, NaN, ...).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn.tree import DecisionTreeClassifier
+    >>> from odtree._sklearn_import import from_sklearn
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = from_sklearn(DecisionTreeClassifier(max_depth=2).fit(X, y))
+    >>> text = to_json(model)
+    >>> text[:50]
+    '{"format": "odtree-model", "format_version": 1, "e'
+    >>> bool((from_json(text).predict(X) == model.predict(X)).all())
+    True
+    """
+    if not hasattr(model, "tree_"):
+        raise NotFittedError(
+            f"This {type(model).__name__} instance is not fitted yet; call 'fit' first.")
+    data = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "estimator": type(model).__name__,
+        "params": {name: _json_safe(value, f"parameter {name!r}")
+                   for name, value in model.get_params(deep=False).items()},
+    }
+    if hasattr(model, "classes_"):
+        data["classes"] = _encode_classes(model.classes_)
+    data["n_features_in"] = int(model.n_features_in_)
+    if hasattr(model, "feature_names_in_"):
+        data["feature_names_in"] = [str(name) for name in model.feature_names_in_]
+    data["binarizer"] = model.binarizer_.to_dict()
+    data["binary_features"] = [feature.to_dict() for feature in model.binary_features_]
+    data["tree"] = model.tree_.to_dict()
+    for name, kind in _FIT_RESULTS.items():
+        value = kind(getattr(model, name + "_"))
+        data[name] = value if kind is not float or np.isfinite(value) else repr(value)
+    return json.dumps(data, indent=indent, allow_nan=False, default=_numpy_to_python)
+
+
+def from_json(text):
+    """Rebuild a fitted estimator from the text :func:`to_json` wrote.
+
+    The estimator is built with the saved parameters and given the saved fitted attributes, so
+    ``predict`` and ``predict_proba`` work without fitting again.
+
+    Parameters
+    ----------
+    text : str or bytes
+        The JSON text.
+
+    Returns
+    -------
+    estimator
+        A fitted estimator of the saved class.
+
+    Raises
+    ------
+    ValueError
+        If the text is not JSON, is not an odtree model of a supported version, lacks a key, or
+        holds inconsistent parts; the message says which.
+
+    Examples
+    --------
+    >>> from_json('{"format": "something-else"}')
+    Traceback (most recent call last):
+    ...
+    ValueError: not an odtree model: "format" is 'something-else', expected 'odtree-model'
+    """
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"not valid JSON: {exc}") from exc
+    _check_header(data)
+    missing = [key for key in _REQUIRED if key not in data]
+    if missing:
+        raise ValueError(f"odtree model lacks the key(s) {', '.join(map(repr, missing))}")
+
+    classes = _estimator_classes()
+    name = _expect(data, "estimator", str)
+    if name not in classes:
+        raise ValueError(f"unknown estimator {name!r}; this odtree reads {sorted(classes)}")
+    params = _expect(data, "params", dict)
+    try:
+        model = classes[name](**params)
+    except TypeError as exc:
+        raise ValueError(f"params do not fit {name}: {exc}") from exc
+
+    n_features_in = _expect(data, "n_features_in", int)
+    binary_features = _decode("binary_features", _decode_features, data["binary_features"])
+    tree = _decode("tree", Tree.from_dict, data["tree"])
+    _decode("tree", tree.validate, len(binary_features))
+    _check_columns(binary_features, n_features_in)
+    if is_classifier(model):
+        if "classes" not in data:
+            raise ValueError(f"odtree model of a {name} lacks the key 'classes'")
+        model.classes_ = _decode("classes", _decode_classes, data["classes"])
+        if tree.value.shape[2] != len(model.classes_):
+            raise ValueError(f"tree values have {tree.value.shape[2]} columns but there are "
+                             f"{len(model.classes_)} classes")
+    model.n_features_in_ = n_features_in
+    if "feature_names_in" in data:
+        names = _expect(data, "feature_names_in", list)
+        if len(names) != n_features_in or not all(isinstance(n, str) for n in names):
+            raise ValueError(f"feature_names_in must be {n_features_in} strings")
+        model.feature_names_in_ = np.array(names, dtype=object)
+    model.binarizer_ = _decode("binarizer", _binarizer_from_dict, data["binarizer"])
+    if (model.binarizer_.n_features_in_ != n_features_in
+            or list(model.binarizer_.features_) != binary_features):
+        raise ValueError("the binarizer does not compute the model's binary features from its "
+                         f"{n_features_in} input columns")
+    model.binary_features_ = binary_features
+    model.binary_feature_names_ = np.array([f.name for f in binary_features], dtype=object)
+    model.tree_ = tree
+    for key, kind in _FIT_RESULTS.items():
+        setattr(model, key + "_", _decode_fit_result(data, key, kind))
+    return model
+
+
+def _estimator_classes() -> dict:
+    """Estimator name -> class, for every estimator :func:`from_json` can rebuild."""
+    from odtree._classes import OptimalTreeClassifier
+
+    return {"OptimalTreeClassifier": OptimalTreeClassifier}
+
+
+def _binarizer_from_dict(data):
+    from odtree._binarizer import Binarizer
+
+    return Binarizer.from_dict(data)
+
+
+def _check_header(data) -> None:
+    if not isinstance(data, dict):
+        raise ValueError(f"not an odtree model: the JSON holds a {type(data).__name__}, "
+                         "not an object")
+    if data.get("format") != FORMAT:
+        raise ValueError(f'not an odtree model: "format" is {data.get("format")!r}, '
+                         f"expected {FORMAT!r}")
+    version = data.get("format_version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise ValueError(f'"format_version" must be a positive integer, got {version!r}')
+    if version > FORMAT_VERSION:
+        raise ValueError(f"format_version {version} was written by a newer odtree; this one "
+                         f"reads version {FORMAT_VERSION}: upgrade odtree")
+
+
+def _expect(data, key, types):
+    """``data[key]``, checked to be one of ``types`` (bool does not pass for int)."""
+    types = types if isinstance(types, tuple) else (types,)
+    value = data[key]
+    if (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
+        expected = " or ".join(t.__name__ for t in types)
+        raise ValueError(f"{key!r} must be {expected}, got {value!r}")
+    return value
+
+
+def _decode_fit_result(data, key, kind):
+    if kind is float and data[key] in ("inf", "-inf", "nan"):
+        return float(data[key])
+    return kind(_expect(data, key, (int, float) if kind is float else kind))
+
+
+def _decode(part, function, value):
+    """``function(value)``, with its errors turned into a ValueError naming ``part``."""
+    try:
+        return function(value)
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        raise ValueError(f"invalid {part!r}: {exc!s}") from exc
+
+
+def _decode_features(items) -> list[BinaryFeature]:
+    if not isinstance(items, list):
+        raise TypeError(f"expected a list, got {type(items).__name__}")
+    return [BinaryFeature.from_dict(item) for item in items]
+
+
+def _check_columns(features, n_features_in) -> None:
+    for index, feature in enumerate(features):
+        if not 0 <= feature.column < n_features_in:
+            raise ValueError(f"binary feature {index} reads column {feature.column}, but the "
+                             f"model has {n_features_in} input columns")
+
+
+def _encode_classes(classes) -> dict:
+    classes = np.asarray(classes)
+    values = classes.tolist()
+    for tag, (kind, _) in _CLASS_TYPES.items():
+        if all(_is_exactly(value, kind) for value in values):
+            return {"type": tag, "dtype": classes.dtype.str, "values": values}
+    raise ValueError("classes_ must all be bools, ints, floats or strings to be written as "
+                     f"JSON, got {sorted({type(v).__name__ for v in values})}")
+
+
+def _decode_classes(data) -> np.ndarray:
+    tag, dtype, values = data["type"], np.dtype(data["dtype"]), data["values"]
+    if tag not in _CLASS_TYPES:
+        raise ValueError(f"type must be one of {sorted(_CLASS_TYPES)}, got {tag!r}")
+    kind, dtype_kinds = _CLASS_TYPES[tag]
+    if dtype.kind not in dtype_kinds:
+        raise ValueError(f"dtype {dtype.str} cannot hold {tag} classes")
+    if not isinstance(values, list) or not all(_is_exactly(v, kind) for v in values):
+        raise ValueError(f"values must be a list of {tag}")
+    return np.array(values, dtype=dtype)
+
+
+def _is_exactly(value, kind) -> bool:
+    """Whether ``value`` is a ``kind`` and not merely convertible (True is no int here)."""
+    return isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
+
+
+def _json_safe(value, where):
+    """``value`` as plain JSON data, or a ValueError naming ``where``."""
+    value = _numpy_to_python(value) if isinstance(value, np.generic | np.ndarray) else value
+    if value is None or isinstance(value, bool | str | numbers.Integral):
+        return value
+    if isinstance(value, numbers.Real) and np.isfinite(value):
+        return float(value)
+    if isinstance(value, list | tuple):
+        return [_json_safe(item, where) for item in value]
+    if isinstance(value, dict) and all(isinstance(key, str) for key in value):
+        return {key: _json_safe(item, where) for key, item in value.items()}
+    raise ValueError(f"{where} holds {value!r}, which JSON cannot store")
+
+
+def _numpy_to_python(value):
+    """Turn numpy scalars and arrays into Python ones for ``json.dumps``."""
+    if isinstance(value, np.ndarray | np.generic):
+        return value.tolist()
+    raise TypeError(f"{type(value).__name__} cannot be written as JSON")

@@ -1,0 +1,128 @@
+"""Benchmark files from the shared data directory, and the bundled default data."""
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from odtree.datasets import (
+    ENV_VAR,
+    list_benchmarks,
+    load_benchmark,
+    load_default,
+    read_benchmark_file,
+)
+
+DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+
+
+@pytest.fixture(autouse=True)
+def benchmark_env(monkeypatch):
+    monkeypatch.setenv(ENV_VAR, str(DATA_DIR))
+    return DATA_DIR
+
+
+def readme_table():
+    """``{name: (rows, features, classes)}`` from the data directory's README."""
+    rows = re.findall(r"^\| `(.+)\.txt` \| (\d+) \| (\d+) \| (\d+) \|$",
+                      (DATA_DIR / "README.md").read_text(), flags=re.M)
+    return {name: tuple(map(int, numbers)) for name, *numbers in rows}
+
+
+@pytest.mark.parametrize(("name", "shape", "n_classes"), [
+    ("anneal", (812, 93), 2),
+    ("yeast.txt", (1484, 89), 2),  # CRLF line endings
+    ("zoo-1", (101, 36), 2),
+    ("nina/corral-un_converted", (160, 6), 2),
+    ("nina/new-throid-un", (215, 334), 3),
+    ("nina/reduced/mux6-un-reduced_converted.txt", (128, 6), 2),
+])
+def test_load_benchmark_shapes(name, shape, n_classes):
+    X, y = load_benchmark(name)
+    assert X.shape == shape and y.shape == (shape[0],)
+    assert X.dtype == np.uint8 and y.dtype == np.int64
+    assert set(np.unique(X)) <= {0, 1}
+    assert np.unique(y).tolist() == list(range(n_classes))
+
+
+def test_every_listed_benchmark_matches_the_readme():
+    table = readme_table()
+    names = list_benchmarks()
+    assert sorted(names) == sorted(table)
+    for name in names:
+        X, y = load_benchmark(name)
+        rows, features, classes = table[name]
+        assert (X.shape, len(np.unique(y))) == ((rows, features), classes), name
+
+
+def test_list_benchmarks_orders_top_level_first_and_skips_licences():
+    names = list_benchmarks()
+    assert names[0] == "anneal"
+    assert names.index("zoo-1") < names.index("nina/appendicitis-un_converted")
+    assert names.index("nina/spect-un_converted") < names.index(
+        "nina/reduced/appendicitis-un-reduced_converted")
+    assert not [name for name in names if "LICENSE" in name.upper()]
+
+
+def test_data_dir_argument_wins_over_the_environment(monkeypatch, tmp_path):
+    (tmp_path / "tiny.txt").write_text("1 0 1\n0 1 1\n")
+    monkeypatch.setenv(ENV_VAR, str(tmp_path))
+    assert list_benchmarks() == ["tiny"]
+    assert list_benchmarks(DATA_DIR) != ["tiny"]
+    assert load_benchmark("anneal", data_dir=DATA_DIR)[0].shape == (812, 93)
+
+
+def test_unset_variable_is_named_in_the_error(monkeypatch):
+    monkeypatch.delenv(ENV_VAR)
+    with pytest.raises(FileNotFoundError, match=ENV_VAR):
+        load_benchmark("anneal")
+    with pytest.raises(FileNotFoundError, match=ENV_VAR):
+        list_benchmarks()
+
+
+def test_missing_directory_and_file(monkeypatch, tmp_path):
+    with pytest.raises(FileNotFoundError, match="close names: anneal"):
+        load_benchmark("aneal")
+    monkeypatch.setenv(ENV_VAR, str(tmp_path / "nowhere"))
+    with pytest.raises(FileNotFoundError, match=f"nowhere.*from {ENV_VAR}"):
+        load_benchmark("anneal")
+
+
+@pytest.mark.parametrize("name", ["../datasets/anneal", "/etc/passwd", "", "nina\\corral"])
+def test_names_must_stay_inside_the_directory(name):
+    with pytest.raises(ValueError, match="relative path"):
+        load_benchmark(name)
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    (b"", "no rows"),
+    (b"1 0 1\n0 1\n", "equal rows"),
+    (b"1 0 x\n", "equal rows"),
+    (b"1 0 1\n0 2 1\n", "line 2 has 2 in feature column 0"),
+])
+def test_read_benchmark_file_rejects_malformed_files(tmp_path, content, message):
+    path = tmp_path / "bad.txt"
+    path.write_bytes(content)
+    with pytest.raises(ValueError, match=message):
+        read_benchmark_file(path)
+
+
+def test_read_benchmark_file_handles_crlf_and_a_single_row(tmp_path):
+    path = tmp_path / "one.txt"
+    path.write_bytes(b"2 1 0 1\r\n")
+    X, y = read_benchmark_file(str(path))
+    assert X.tolist() == [[1, 0, 1]] and y.tolist() == [2]
+
+
+def test_load_default_arrays():
+    X, y, names = load_default()
+    assert X.shape == (569, 30) and X.dtype == np.float64
+    assert y.shape == (569,) and set(y.tolist()) == {0, 1}
+    assert len(names) == 30 and names[0] == "mean radius"
+
+
+def test_load_default_frame():
+    pytest.importorskip("pandas")
+    X, y, names = load_default(as_frame=True)
+    assert X.shape == (569, 30) and list(X.columns) == names
+    assert y.tolist() == load_default()[1].tolist()
