@@ -53,6 +53,7 @@ def stump(X, y, **params):
     split = model.binarizer_.transform(X)[:, 0]
     model.classes_, codes = np.unique(np.asarray(y), return_inverse=True)
     k = len(model.classes_)
+    model.class_ranking_ = np.arange(k)
     sums = [np.bincount(codes[rows], minlength=k) for rows in (slice(None), split == 0, split == 1)]
     counts = [len(codes), int((split == 0).sum()), int((split == 1).sum())]
     model.tree_ = Tree([1, -1, -1], [2, -1, -1], [0, -2, -2], np.array(sums)[:, None, :],
@@ -122,9 +123,11 @@ def test_json_layout():
     assert data["format"] == "odtree-model" and data["format_version"] == 1
     assert data["estimator"] == "TinyTreeClassifier"
     assert data["classes"] == {"type": "int", "dtype": "<i8", "values": [0, 1]}
+    assert data["class_ranking"] == [0, 1]
     assert set(data) == {"format", "format_version", "estimator", "params", "classes",
-                         "n_features_in", "binarizer", "binary_features", "tree", "objective",
-                         "lower_bound", "optimal", "status", "fit_time", "n_cache_entries"}
+                         "class_ranking", "n_features_in", "binarizer", "binary_features", "tree",
+                         "objective", "lower_bound", "optimal", "status", "fit_time",
+                         "n_cache_entries"}
 
 
 def test_non_finite_fit_results_round_trip():

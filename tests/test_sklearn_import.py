@@ -131,9 +131,6 @@ def test_from_sklearn_builds_a_fitted_optimal_tree_classifier():
     np.testing.assert_array_equal(model.predict(X)[~tied], greedy.predict(X)[~tied])
 
 
-@pytest.mark.xfail(strict=True, reason="OptimalTreeClassifier.predict breaks a tie in a leaf "
-                   "towards the class heavier in the whole training set, scikit-learn towards "
-                   "the first class; from_sklearn cannot set the tie-break yet")
 def test_from_sklearn_breaks_ties_like_sklearn():
     X, greedy, model = greedy_and_imported()
     np.testing.assert_array_equal(model.predict(X), greedy.predict(X))

@@ -8,9 +8,9 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.utils import assert_all_finite
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils import assert_all_finite
 from sklearn.utils.validation import (
     _check_sample_weight,
     check_consistent_length,
@@ -19,7 +19,6 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from . import _core
 from ._binarizer import Binarizer
 from ._tree import Tree
 from .exceptions import InfeasibleWarning, NotOptimalWarning
@@ -69,6 +68,9 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
     ----------
     classes_ : ndarray of shape (n_classes,)
         The class labels.
+    class_ranking_ : ndarray of shape (n_classes,)
+        Class indices in tie-break order: a leaf whose classes weigh the same predicts the one
+        ranked first. ``fit`` ranks the classes by total training weight, then by index.
     tree_ : Tree
         The fitted tree as parallel arrays over the binary features. ``tree_.value`` holds the
         weighted class sums of the training rows reaching each node.
@@ -173,6 +175,8 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         binary_X = np.ascontiguousarray(self.binarizer_.transform(X_kept), dtype=np.uint8)
         self.binary_features_ = list(self.binarizer_.features_)
         self.binary_feature_names_ = self.binarizer_.get_feature_names_out()
+        from . import _core  # the compiled search; imported here so the rest works without it
+
         solver = _core.Solver(binary_X, y_encoded[kept].astype(np.uint32), len(self.classes_))
         result = solver.solve(
             max_depth=self.max_depth,
@@ -185,6 +189,8 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
             time_limit=self.time_limit,
         )
         self._set_result(result)
+        total = self.tree_.value[0, 0, :]
+        self.class_ranking_ = np.lexsort((np.arange(len(total)), -total))
         self.fit_time_ = time.perf_counter() - start
         return self
 
@@ -212,7 +218,7 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         self.n_cache_entries_ = int(result["cache_entries"])
         if self.status_ == "infeasible":
             warnings.warn(f"no tree has an objective below upper_bound={self.upper_bound}; "
-                          "the model is the best single leaf", InfeasibleWarning, stacklevel=3)
+                          "the model is the best single leaf", InfeasibleWarning, stacklevel=4)
         elif self.status_ == "interrupted":
             now = time.monotonic()
             if now - _last_interrupt[0] < INTERRUPT_WINDOW:
@@ -220,10 +226,10 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
                 raise KeyboardInterrupt("second interrupt: stopping")
             _last_interrupt[0] = now
             warnings.warn("the search was interrupted: the tree is the best found so far and may "
-                          "not be optimal", NotOptimalWarning, stacklevel=3)
+                          "not be optimal", NotOptimalWarning, stacklevel=4)
         elif self.status_ == "time_limit":
             warnings.warn(f"time limit of {self.time_limit} s reached: the tree is the best found "
-                          "so far and may not be optimal", NotOptimalWarning, stacklevel=3)
+                          "so far and may not be optimal", NotOptimalWarning, stacklevel=4)
 
     def _binarize(self, X) -> np.ndarray:
         check_is_fitted(self)
@@ -310,12 +316,10 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         return self.classes_[self._leaf_classes()[leaves]]
 
     def _leaf_classes(self) -> np.ndarray:
-        """Class index predicted at every node, with the search's tie-break: the largest weight,
-        then the class heaviest in the training data, then the lowest index."""
-        value = self.tree_.value[:, 0, :]
-        total = value[0]
-        ranking = np.lexsort((np.arange(len(total)), -total))
-        return ranking[np.argmax(value[:, ranking], axis=1)]
+        """Class index predicted at every node: the heaviest class, ties broken by
+        ``class_ranking_`` (the search's own rule)."""
+        ranking = self.class_ranking_
+        return ranking[np.argmax(self.tree_.value[:, 0, ranking], axis=1)]
 
     def get_depth(self) -> int:
         """Depth of the fitted tree (0 for a single leaf)."""

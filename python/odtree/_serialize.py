@@ -5,6 +5,7 @@ The text is one JSON object::
     {"format": "odtree-model", "format_version": 1,
      "estimator": "OptimalTreeClassifier", "params": {...get_params()...},
      "classes": {"type": "int" | "float" | "bool" | "str", "dtype": "<i8", "values": [...]},
+     "class_ranking": [0, 1],   # classifiers: tie-break order of the class indices
      "n_features_in": 4, "feature_names_in": [...],
      "binarizer": {...Binarizer.to_dict()...},
      "binary_features": [{...BinaryFeature.to_dict()...}, ...],
@@ -99,6 +100,7 @@ def to_json(model, *, indent=None) -> str:
     }
     if hasattr(model, "classes_"):
         data["classes"] = _encode_classes(model.classes_)
+        data["class_ranking"] = [int(c) for c in model.class_ranking_]
     data["n_features_in"] = int(model.n_features_in_)
     if hasattr(model, "feature_names_in_"):
         data["feature_names_in"] = [str(name) for name in model.feature_names_in_]
@@ -171,6 +173,10 @@ def from_json(text):
         if tree.value.shape[2] != len(model.classes_):
             raise ValueError(f"tree values have {tree.value.shape[2]} columns but there are "
                              f"{len(model.classes_)} classes")
+        ranking = _expect(data, "class_ranking", list)
+        if sorted(ranking) != list(range(len(model.classes_))):
+            raise ValueError("class_ranking must be a permutation of the class indices")
+        model.class_ranking_ = np.array(ranking, dtype=np.int64)
     model.n_features_in_ = n_features_in
     if "feature_names_in" in data:
         names = _expect(data, "feature_names_in", list)
