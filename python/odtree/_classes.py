@@ -161,12 +161,17 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         0.0
         """
         start = time.perf_counter()
+        _check_no_missing_labels(y)
         X, y = self._validate_training_data(X, y)
         check_classification_targets(y)
         weight = _check_sample_weight(sample_weight, y, dtype=np.float64,
                                       ensure_non_negative=True)
         if not np.any(weight > 0):
             raise ValueError("sample_weight is zero everywhere: at least one row must count")
+        with np.errstate(over="ignore"):
+            total_weight = weight.sum()
+        if not np.isfinite(total_weight):
+            raise ValueError("sample_weight sums to infinity: rescale the weights")
         self.classes_, y_encoded = np.unique(y, return_inverse=True)
         kept = weight > 0
         self.binarizer_ = Binarizer(strategy=self.thresholds, n_thresholds=self.n_thresholds)
@@ -180,7 +185,8 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         solver = _core.Solver(binary_X, y_encoded[kept].astype(np.uint32), len(self.classes_))
         result = solver.solve(
             max_depth=self.max_depth,
-            min_samples_leaf=self.min_samples_leaf,
+            # beyond the number of rows, every value means "no split"
+            min_samples_leaf=min(self.min_samples_leaf, len(y) + 1),
             upper_bound=np.inf if self.upper_bound is None else float(self.upper_bound),
             search=self.search,
             cache=self.cache,
@@ -197,6 +203,8 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
     def _validate_training_data(self, X, y):
         """Check X and y with scikit-learn's rules; DataFrames go to the binarizer unchanged."""
         if _is_dataframe(X):
+            if len(X) == 0:
+                raise ValueError("Found a DataFrame with 0 rows: at least one row is required")
             validate_data(self, X, skip_check_array=True)
             return X, _check_target(y, len(X))
         X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64)
@@ -351,9 +359,30 @@ def _check_target(y, n_rows: int) -> np.ndarray:
     check_consistent_length(np.empty(n_rows), y)
     if y.dtype.kind == "f":
         assert_all_finite(y, input_name="y")
-    elif y.dtype == object and any(v is None or v != v for v in y):
-        raise ValueError("Input y contains missing values (None or NaN)")
     return y
+
+
+def _check_no_missing_labels(y) -> None:
+    """Raise a ValueError naming the problem when labels hold None, NaN or pandas' NA."""
+    if y is None:
+        return  # validation then says that y is required
+    labels = np.asarray(y)
+    if labels.dtype.kind == "f":
+        missing = bool(np.isnan(labels).any())
+    elif labels.dtype == object:
+        missing = any(_is_missing(v) for v in labels.ravel())
+    else:
+        missing = False
+    if missing:
+        raise ValueError("Input y contains missing values (None, NaN or NA): every row needs a "
+                         "label")
+
+
+def _is_missing(value) -> bool:
+    try:
+        return value is None or bool(value != value)
+    except TypeError:  # pandas.NA cannot be turned into a bool
+        return True
 
 
 def _densify(X):

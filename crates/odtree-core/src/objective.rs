@@ -61,19 +61,31 @@ impl Objective for Misclassification {
     #[inline]
     fn leaf(&self, class_weights: &[f64]) -> Leaf {
         let mut best = 0;
-        let mut total = 0.0;
         for (c, &w) in class_weights.iter().enumerate() {
-            total += w;
-            let (bw, cw) = (class_weights[best], w);
-            if cw > bw || (cw == bw && self.preference[c] < self.preference[best]) {
+            let bw = class_weights[best];
+            if w > bw || (w == bw && self.preference[c] < self.preference[best]) {
                 best = c;
             }
         }
-        let cost = total - class_weights[best];
+        // the sum of the other classes, not total - max, which loses small weights
+        let cost = class_weights
+            .iter()
+            .enumerate()
+            .filter(|&(c, _)| c != best)
+            .map(|(_, w)| w)
+            .sum();
         Leaf {
-            cost: cost.max(0.0),
+            cost,
             label: best as u32,
         }
+    }
+
+    #[inline]
+    fn leaf_cost(&self, class_weights: &[f64]) -> f64 {
+        if let [a, b] = class_weights {
+            return a.min(*b);
+        }
+        self.leaf(class_weights).cost
     }
 
     fn capabilities(&self) -> Capabilities {

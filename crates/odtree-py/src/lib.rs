@@ -95,10 +95,9 @@ impl PySolver {
             ));
         }
         let interrupt = Arc::new(AtomicBool::new(false));
-        let budget = Budget::new(
-            time_limit.map(Duration::from_secs_f64),
-            Some(interrupt.clone()),
-        );
+        // a limit beyond what a Duration holds (~5.8e11 years) means no limit
+        let time_limit = time_limit.and_then(|t| Duration::try_from_secs_f64(t).ok());
+        let budget = Budget::new(time_limit, Some(interrupt.clone()));
         let solver = self.solver.clone();
         let (sender, receiver) = mpsc::channel();
         let worker = std::thread::spawn(move || {

@@ -153,7 +153,7 @@ impl<'a, C: PathCache, O: Objective> Engine<'a, C, O> {
             self.extract(max_depth, &stats, rows)
         };
         let lower_bound = match (infeasible, self.budget.stopped()) {
-            (true, None) => self.config.upper_bound.max(root_bound),
+            (true, None) => self.config.upper_bound,
             (false, None) => tree.cost(),
             _ => root_bound,
         };
