@@ -34,8 +34,8 @@ def assert_valid_incumbent(model, X, y, max_depth):
 
 
 @pytest.mark.parametrize("name, search, cache", [
-    ("pendigits", "auto", "trie"),
-    ("ionosphere", "auto", "hash"),
+    ("pendigits", "murtree", "trie"),
+    ("ionosphere", "murtree", "hash"),
     ("ionosphere", "dl85", "trie"),
 ])
 def test_time_limit_returns_best_tree_so_far(load, name, search, cache):

@@ -15,8 +15,8 @@ from sklearn.tree import DecisionTreeClassifier
 
 SMALL = ["zoo-1", "vote", "tic-tac-toe", "hepatitis", "primary-tumor"]
 ALL_DATASETS = sorted(p.stem for p in data_path().glob("*.txt") if not p.stem.startswith("LICENSE"))
-SWITCHES = list(itertools.product(["auto", "dl85"], ["trie", "hash"],
-                                  ["in_order", "gain_asc", "gain_desc"]))
+SWITCHES = list(itertools.product(["murtree", "dl85"], ["trie", "hash", "dataset"],
+                                  ["in_order", "gini", "gain_asc", "gain_desc"]))
 
 # The worked example of the DL8.5 thesis (11 rows: A, B, C, class), spec section 5.3.
 TOY = np.array([
@@ -59,8 +59,9 @@ def test_default_parameters():
     params = OptimalTreeClassifier().get_params()
     assert params == {
         "max_depth": 3, "min_samples_leaf": 1, "time_limit": None, "upper_bound": None,
-        "search": "auto", "cache": "trie", "branching": "in_order", "thresholds": "quantile",
-        "n_thresholds": 10,
+        "max_leaf_nodes": None, "ccp_alpha": 0.0, "search": "murtree", "cache": None,
+        "branching": None, "depth2_solver": None, "similarity_bound": None, "child_order": None,
+        "thresholds": "quantile", "n_thresholds": 10,
     }
     with pytest.raises(TypeError):
         OptimalTreeClassifier(3, 1, None, None, "dl85")  # search is keyword-only
@@ -216,7 +217,7 @@ def _redundant_splits(model, X):
     return found
 
 
-@pytest.mark.parametrize("search", ["auto", "dl85"])
+@pytest.mark.parametrize("search", ["murtree", "dl85"])
 def test_no_split_with_two_leaves_of_the_same_class(load, search):
     checked = 0
     for name in SMALL + ["lymph", "soybean"]:

@@ -16,9 +16,12 @@ LABEL_SETS = [[0, 1, 2, 3], [-7, 3, 10, 42], ["ant", "bee", "cat", "dog"], [1.0,
 WEIGHTS = [0.0, 1.0, 1.0, 2.0, 3.0, 0.5, 1.25]
 
 
-def brute_force_objective(X, y, weight, max_depth, min_samples_leaf):
-    """Smallest weighted misclassification over all trees of depth <= max_depth whose leaves
-    hold >= min_samples_leaf rows of non-zero weight. No bounds, no pruning: every split is tried.
+def brute_force_objective(X, y, weight, max_depth, min_samples_leaf, max_leaf_nodes=None,
+                          ccp_alpha=0.0):
+    """Smallest weighted misclassification, plus ``ccp_alpha * total weight`` per leaf, over all
+    trees of depth <= max_depth with at most max_leaf_nodes leaves, whose leaves hold
+    >= min_samples_leaf rows of non-zero weight. No bounds, no pruning: every split and every
+    division of the leaves between the children is tried.
 
     A row set is an int bitmask; the root may always be a leaf."""
     classes = sorted(set(y))
@@ -26,23 +29,27 @@ def brute_force_objective(X, y, weight, max_depth, min_samples_leaf):
     columns = [sum(1 << i for i in counted if X[i][f]) for f in range(len(X[0]))]
     everything = sum(1 << i for i in counted)
 
+    penalty = ccp_alpha * sum(weight[i] for i in counted)
+
     def leaf_error(mask):
         by_class = [sum(weight[i] for i in counted if mask >> i & 1 and y[i] == c)
                     for c in classes]
-        return sum(by_class) - max(by_class)
+        return sum(by_class) - max(by_class) + penalty
 
     @cache
-    def best(mask, depth):
+    def best(mask, depth, leaves):
         result = leaf_error(mask)
-        if depth == 0:
+        if depth == 0 or leaves == 1:
             return result
         for column in columns:
             right, left = mask & column, mask & ~column
             if right.bit_count() >= min_samples_leaf and left.bit_count() >= min_samples_leaf:
-                result = min(result, best(left, depth - 1) + best(right, depth - 1))
+                for left_leaves in range(1, leaves):
+                    result = min(result, best(left, depth - 1, left_leaves)
+                                 + best(right, depth - 1, leaves - left_leaves))
         return result
 
-    return best(everything, max_depth)
+    return best(everything, max_depth, max_leaf_nodes or 2**max_depth)
 
 
 def test_brute_force_on_the_thesis_toy():
@@ -91,9 +98,11 @@ def instances(draw):
         "float_x": draw(st.booleans()),
         "max_depth": draw(st.integers(0, 2)),
         "min_samples_leaf": draw(st.integers(1, 3)),
-        "search": draw(st.sampled_from(["auto", "dl85"])),
-        "cache": draw(st.sampled_from(["trie", "hash"])),
-        "branching": draw(st.sampled_from(["in_order", "gain_asc", "gain_desc"])),
+        "max_leaf_nodes": draw(st.sampled_from([None, 1, 2, 3])),
+        "ccp_alpha": draw(st.sampled_from([0.0, 0.0, 0.05, 0.2])),
+        "search": draw(st.sampled_from(["murtree", "dl85"])),
+        "cache": draw(st.sampled_from(["trie", "hash", "dataset"])),
+        "branching": draw(st.sampled_from(["in_order", "gini", "gain_asc", "gain_desc"])),
     }
 
 
@@ -105,17 +114,23 @@ def test_objective_matches_brute_force(case):
     weight = np.array(case["weight"])
     model = OptimalTreeClassifier(
         max_depth=case["max_depth"], min_samples_leaf=case["min_samples_leaf"],
+        max_leaf_nodes=case["max_leaf_nodes"], ccp_alpha=case["ccp_alpha"],
         search=case["search"], cache=case["cache"], branching=case["branching"])
     model.fit(X, y, sample_weight=weight if case["weighted"] else None)
     expected = brute_force_objective(case["X"], case["y"], case["weight"], case["max_depth"],
-                                     case["min_samples_leaf"])
+                                     case["min_samples_leaf"], case["max_leaf_nodes"],
+                                     case["ccp_alpha"])
     assert model.optimal_ and model.status_ == "optimal"
     assert model.objective_ == pytest.approx(expected, abs=1e-9)
     assert model.lower_bound_ == pytest.approx(expected, abs=1e-9)
     # the binary columns reach the search unchanged, and the tree does what objective_ says
     assert len(model.binary_features_) == X.shape[1]
     np.testing.assert_array_equal(model.binarizer_.transform(X), X)
-    assert model.objective_ == pytest.approx(np.sum(weight * (model.predict(X) != y)), abs=1e-9)
+    penalty = case["ccp_alpha"] * weight.sum() * model.get_n_leaves()
+    errors = np.sum(weight * (model.predict(X) != y))
+    assert model.objective_ == pytest.approx(errors + penalty, abs=1e-9)
+    if case["max_leaf_nodes"] is not None:
+        assert model.get_n_leaves() <= case["max_leaf_nodes"]
     np.testing.assert_array_equal(model.classes_, np.unique(y))
     tree = model.tree_
     assert model.get_depth() <= case["max_depth"]

@@ -52,13 +52,34 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
     upper_bound : float or None, default=None
         Only trees whose objective is strictly below this value are wanted (PyDL8.5's
         ``max_error``). If none exists, ``fit`` warns and the model is the best single leaf.
-    search : {"auto", "dl85"}, default="auto"
-        ``"auto"`` uses every technique (depth-2 solver, dynamic child order, sibling and
-        refined lower bounds); ``"dl85"`` is DL8.5 as published, for comparison.
-    cache : {"trie", "hash"}, default="trie"
-        The cache of subproblems: a trie or a hash table keyed by the sorted path.
-    branching : {"in_order", "gain_asc", "gain_desc"}, default="in_order"
-        Order in which features are tried: column order, or by information gain.
+    max_leaf_nodes : int or None, default=None
+        Maximum number of leaves (``None``: only the depth limits the tree). MurTree's limit of
+        n branching ("feature") nodes is ``max_leaf_nodes=n + 1``.
+    ccp_alpha : float, default=0.0
+        Cost per leaf, as a share of the total training weight: the search minimises the
+        misclassified weight plus ``ccp_alpha * total_weight * n_leaves``, which gives the same
+        tree as scikit-learn's cost-complexity criterion (error rate + ``ccp_alpha`` per leaf).
+        MurTree's sparse coefficient, counted per branching node in misclassifications, is
+        ``ccp_alpha * n_samples`` for unit weights.
+    search : {"murtree", "dl85"}, default="murtree"
+        The preset of search techniques. ``"murtree"`` uses them all (depth-2 solver,
+        similarity bound, dataset cache, dynamic child order, sibling and refined lower
+        bounds); ``"dl85"`` is DL8.5 as published, for comparison. The switches below
+        override single techniques of the preset.
+    cache : {"trie", "hash", "dataset"} or None, default=None
+        The cache of subproblems: a trie or a hash table keyed by the sorted path, or a hash
+        table keyed by the rows (which shares subproblems reached by different paths).
+        ``None``: the preset's.
+    branching : {"in_order", "gini", "gain_asc", "gain_desc"} or None, default=None
+        Order in which features are tried: column order, by Gini gain, or by information gain.
+        ``None``: the preset's.
+    depth2_solver : bool or None, default=None
+        Solve subtrees of depth 2 with MurTree's counting solver. ``None``: the preset's.
+    similarity_bound : bool or None, default=None
+        Use MurTree's similarity lower bound (only where it is valid: ``min_samples_leaf=1``).
+        ``None``: the preset's.
+    child_order : {"larger_error_first", "left_first"} or None, default=None
+        Which child of a split is solved first. ``None``: the preset's.
     thresholds : {"quantile", "midpoints", "tree"}, default="quantile"
         How numeric columns become binary features (see :class:`Binarizer`).
     n_thresholds : int, default=10
@@ -81,7 +102,8 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
     binary_feature_names_ : ndarray of str
         Readable names of the binary features, such as ``"age <= 37.5"``.
     objective_ : float
-        The training objective of the tree: the weighted count of misclassified rows.
+        The training objective of the tree: the weighted count of misclassified rows, plus
+        ``ccp_alpha * total_weight`` per leaf.
     lower_bound_ : float
         A proven lower bound on the optimal objective (equal to ``objective_`` when optimal).
     optimal_ : bool
@@ -114,23 +136,34 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         "min_samples_leaf": [Interval(Integral, 1, None, closed="left")],
         "time_limit": [Interval(Real, 0, None, closed="left"), None],
         "upper_bound": [Interval(Real, None, None, closed="neither"), None],
-        "search": [StrOptions({"auto", "dl85"})],
-        "cache": [StrOptions({"trie", "hash"})],
-        "branching": [StrOptions({"in_order", "gain_asc", "gain_desc"})],
+        "max_leaf_nodes": [Interval(Integral, 1, None, closed="left"), None],
+        "ccp_alpha": [Interval(Real, 0, None, closed="left")],
+        "search": [StrOptions({"murtree", "dl85"})],
+        "cache": [StrOptions({"trie", "hash", "dataset"}), None],
+        "branching": [StrOptions({"in_order", "gini", "gain_asc", "gain_desc"}), None],
+        "depth2_solver": ["boolean", None],
+        "similarity_bound": ["boolean", None],
+        "child_order": [StrOptions({"larger_error_first", "left_first"}), None],
         "thresholds": [StrOptions({"quantile", "midpoints", "tree"})],
         "n_thresholds": [Interval(Integral, 1, None, closed="left")],
     }
 
     def __init__(self, max_depth=3, min_samples_leaf=1, time_limit=None, upper_bound=None, *,
-                 search="auto", cache="trie", branching="in_order", thresholds="quantile",
-                 n_thresholds=10):
+                 max_leaf_nodes=None, ccp_alpha=0.0, search="murtree", cache=None,
+                 branching=None, depth2_solver=None, similarity_bound=None, child_order=None,
+                 thresholds="quantile", n_thresholds=10):
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
         self.time_limit = time_limit
         self.upper_bound = upper_bound
+        self.max_leaf_nodes = max_leaf_nodes
+        self.ccp_alpha = ccp_alpha
         self.search = search
         self.cache = cache
         self.branching = branching
+        self.depth2_solver = depth2_solver
+        self.similarity_bound = similarity_bound
+        self.child_order = child_order
         self.thresholds = thresholds
         self.n_thresholds = n_thresholds
 
@@ -183,14 +216,20 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         from . import _core  # the compiled search; imported here so the rest works without it
 
         solver = _core.Solver(binary_X, y_encoded[kept].astype(np.uint32), len(self.classes_))
+        max_nodes = None if self.max_leaf_nodes is None else min(self.max_leaf_nodes - 1, 2**32 - 1)
         result = solver.solve(
             max_depth=self.max_depth,
             # beyond the number of rows, every value means "no split"
             min_samples_leaf=min(self.min_samples_leaf, len(y) + 1),
             upper_bound=np.inf if self.upper_bound is None else float(self.upper_bound),
             search=self.search,
+            max_nodes=max_nodes,
+            leaf_penalty=float(self.ccp_alpha) * float(total_weight),
             cache=self.cache,
             branching=self.branching,
+            depth2=self.depth2_solver,
+            similarity_bound=self.similarity_bound,
+            child_order=self.child_order,
             sample_weight=weight[kept],
             time_limit=self.time_limit,
         )

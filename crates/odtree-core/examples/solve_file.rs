@@ -1,12 +1,18 @@
-//! Solves one benchmark file (class first, then 0/1 features): `solve_file PATH DEPTH`.
+//! Solves one benchmark file (class first, then 0/1 features):
+//! `solve_file PATH DEPTH [trie|hash|dataset]`.
 //! Used for profiling the engine without Python in the way.
 
-use odtree_core::{Budget, Dataset, SearchConfig, Solver};
+use odtree_core::{Budget, CacheKind, Dataset, SearchConfig, Solver};
 
 fn main() {
     let mut args = std::env::args().skip(1);
     let path = args.next().expect("usage: solve_file PATH DEPTH");
     let depth: u32 = args.next().and_then(|d| d.parse().ok()).unwrap_or(3);
+    let cache = match args.next().as_deref() {
+        Some("hash") => CacheKind::Hash,
+        Some("dataset") => CacheKind::Dataset,
+        _ => CacheKind::Trie,
+    };
     let text = std::fs::read_to_string(&path).expect("readable file");
     let rows: Vec<Vec<u32>> = text
         .lines()
@@ -26,6 +32,7 @@ fn main() {
     let data = Dataset::new(&features, rows.len(), &labels, n_classes).expect("valid data");
     let config = SearchConfig {
         max_depth: depth,
+        cache,
         ..SearchConfig::default()
     };
     let solution = Solver::new(data)

@@ -127,6 +127,45 @@ impl Dataset {
         &self.labels
     }
 
+    /// The features worth branching on, in column order: one of each group of columns that
+    /// split the rows alike (equal or complementary columns), and no constant column. A tree
+    /// over all columns has a tree of the same cost over these, testing the kept column of the
+    /// group (with its children swapped for a complement).
+    pub fn distinct_features(&self) -> Vec<u32> {
+        let mut seen = hashbrown::HashSet::new();
+        let mut kept = Vec::new();
+        for f in 0..self.n_features as u32 {
+            let (ones, zeros) = (
+                self.item_mask(item(f, true)),
+                self.item_mask(item(f, false)),
+            );
+            if ones.iter().all(|&w| w == 0) || zeros.iter().all(|&w| w == 0) {
+                continue;
+            }
+            // the same canonical form for a column and its complement: the one holding row 0
+            let canonical = if ones[0] & 1 == 1 { ones } else { zeros };
+            if seen.insert(canonical) {
+                kept.push(f);
+            }
+        }
+        kept
+    }
+
+    /// The dataset restricted to `features` (feature i of the result is `features[i]`).
+    pub fn with_features(&self, features: &[u32]) -> Dataset {
+        let n = self.n_words;
+        let mut item_masks = Vec::with_capacity(2 * features.len() * n);
+        for &f in features {
+            item_masks.extend_from_slice(self.item_mask(item(f, false)));
+            item_masks.extend_from_slice(self.item_mask(item(f, true)));
+        }
+        Dataset {
+            n_features: features.len(),
+            item_masks,
+            ..self.clone()
+        }
+    }
+
     /// Whether `row` has `feature` equal to 1.
     pub fn value(&self, row: usize, feature: u32) -> bool {
         self.item_mask(item(feature, true))[row / 64] >> (row % 64) & 1 == 1
@@ -147,6 +186,20 @@ mod tests {
         assert_eq!(data.item_mask(item(1, true))[0], 0b011);
         assert_eq!(data.class_masks()[1], 0b110);
         assert!(data.value(1, 0) && !data.value(2, 1));
+    }
+
+    #[test]
+    fn distinct_features_drop_copies_complements_and_constants() {
+        // columns: a, copy of a, constant, complement of a, b
+        let x = [0u8, 0, 1, 1, 0, 1, 1, 1, 0, 1, 0, 0, 1, 1, 1];
+        let data = Dataset::new(&x, 3, &[0, 1, 1], 2).unwrap();
+        assert_eq!(data.distinct_features(), vec![0, 4]);
+        let reduced = data.with_features(&[0, 4]);
+        assert_eq!(reduced.n_features(), 2);
+        assert_eq!(
+            reduced.item_mask(item(1, true)),
+            data.item_mask(item(4, true))
+        );
     }
 
     #[test]

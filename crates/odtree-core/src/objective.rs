@@ -32,6 +32,11 @@ pub trait Objective: Sync {
     }
     /// Techniques this objective allows.
     fn capabilities(&self) -> Capabilities;
+    /// `Some(c)` when, for two classes, a leaf with class weights `[a, b]` costs
+    /// `min(a, b) + c`: the depth-2 solver then works on integer counts.
+    fn two_class_minority(&self) -> Option<f64> {
+        None
+    }
 }
 
 /// Weighted misclassification: a leaf costs the weight of its rows outside its majority class.
@@ -93,6 +98,51 @@ impl Objective for Misclassification {
             depth2: true,
             similarity_bound: true,
         }
+    }
+
+    fn two_class_minority(&self) -> Option<f64> {
+        (self.preference.len() == 2).then_some(0.0)
+    }
+}
+
+/// An objective with a fixed cost added per leaf: the sparse objective of MurTree §4.8.3 and
+/// scikit-learn's cost-complexity pruning, in objective units.
+#[derive(Clone, Debug)]
+pub struct Penalised<O> {
+    inner: O,
+    per_leaf: f64,
+}
+
+impl<O> Penalised<O> {
+    /// `inner` plus `per_leaf` for every leaf.
+    pub fn new(inner: O, per_leaf: f64) -> Self {
+        Self { inner, per_leaf }
+    }
+}
+
+impl<O: Objective> Objective for Penalised<O> {
+    #[inline]
+    fn leaf(&self, class_weights: &[f64]) -> Leaf {
+        let leaf = self.inner.leaf(class_weights);
+        Leaf {
+            cost: leaf.cost + self.per_leaf,
+            ..leaf
+        }
+    }
+
+    #[inline]
+    fn leaf_cost(&self, class_weights: &[f64]) -> f64 {
+        self.inner.leaf_cost(class_weights) + self.per_leaf
+    }
+
+    /// A fixed cost per leaf keeps every technique valid: the similarity bound compares trees
+    /// of the same shape, whose penalties are equal.
+    fn capabilities(&self) -> Capabilities {
+        self.inner.capabilities()
+    }
+
+    fn two_class_minority(&self) -> Option<f64> {
+        self.inner.two_class_minority().map(|c| c + self.per_leaf)
     }
 }
 

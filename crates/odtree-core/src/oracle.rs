@@ -37,30 +37,52 @@ impl Instance {
         per_class.iter().sum::<f64>() - per_class.iter().cloned().fold(0.0, f64::max)
     }
 
-    /// The optimal cost of a tree of depth ≤ `depth` over `rows`, by exhaustive search.
-    fn brute_force(&self, rows: &[usize], depth: u32, min_leaf: usize) -> f64 {
-        let mut best = self.leaf_cost(rows);
-        if depth == 0 {
+    /// The optimal cost of a tree over `rows` with depth ≤ `depth` and ≤ `nodes` branching
+    /// nodes, each leaf costing its errors plus `rules.penalty`, by exhaustive search.
+    fn brute_force(&self, rows: &[usize], depth: u32, nodes: u32, rules: &Rules) -> f64 {
+        let mut best = self.leaf_cost(rows) + rules.penalty;
+        if depth == 0 || nodes == 0 {
             return best;
         }
+        let nodes = nodes.min((1 << depth) - 1);
         for f in 0..self.n_features() {
             let (right, left): (Vec<usize>, Vec<usize>) =
                 rows.iter().partition(|&&r| self.value(r, f));
-            if left.len() < min_leaf || right.len() < min_leaf {
+            if left.len() < rules.min_leaf || right.len() < rules.min_leaf {
                 continue;
             }
-            let cost = self.brute_force(&left, depth - 1, min_leaf)
-                + self.brute_force(&right, depth - 1, min_leaf);
-            best = best.min(cost);
+            for left_nodes in 0..nodes {
+                let cost = self.brute_force(&left, depth - 1, left_nodes, rules)
+                    + self.brute_force(&right, depth - 1, nodes - 1 - left_nodes, rules);
+                best = best.min(cost);
+            }
         }
         best
     }
 
-    fn optimum(&self, depth: u32, min_leaf: usize) -> f64 {
+    fn optimum(&self, depth: u32, rules: &Rules) -> f64 {
         let rows: Vec<usize> = (0..self.n_rows)
             .filter(|&r| self.weights[r] > 0.0)
             .collect();
-        self.brute_force(&rows, depth, min_leaf)
+        self.brute_force(&rows, depth, rules.max_nodes.unwrap_or(u32::MAX), rules)
+    }
+}
+
+/// The limits of one oracle run besides the depth.
+#[derive(Clone, Copy, Debug)]
+struct Rules {
+    min_leaf: usize,
+    max_nodes: Option<u32>,
+    penalty: f64,
+}
+
+impl Rules {
+    fn min_leaf(min_leaf: u32) -> Self {
+        Self {
+            min_leaf: min_leaf as usize,
+            max_nodes: None,
+            penalty: 0.0,
+        }
     }
 }
 
@@ -90,13 +112,14 @@ fn instances() -> impl Strategy<Value = Instance> {
 }
 
 /// Every combination of the switches the search offers.
-fn all_configs(max_depth: u32, min_samples_leaf: u32) -> Vec<SearchConfig> {
+fn all_configs(max_depth: u32, rules: &Rules) -> Vec<SearchConfig> {
     let mut configs = Vec::new();
-    for cache in [CacheKind::Trie, CacheKind::Hash] {
+    for cache in [CacheKind::Trie, CacheKind::Hash, CacheKind::Dataset] {
         for branching in [
             Branching::InOrder,
             Branching::GainAscending,
             Branching::GainDescending,
+            Branching::Gini,
         ] {
             for depth2 in [false, true] {
                 for fast in [false, true] {
@@ -107,7 +130,9 @@ fn all_configs(max_depth: u32, min_samples_leaf: u32) -> Vec<SearchConfig> {
                     };
                     configs.push(SearchConfig {
                         max_depth,
-                        min_samples_leaf,
+                        min_samples_leaf: rules.min_leaf as u32,
+                        max_nodes: rules.max_nodes,
+                        leaf_penalty: rules.penalty,
                         cache,
                         branching,
                         depth2,
@@ -122,9 +147,12 @@ fn all_configs(max_depth: u32, min_samples_leaf: u32) -> Vec<SearchConfig> {
 
 /// Checks a solution's tree: its cost is the sum of its leaves', its leaves respect the
 /// minimum support, and no split has two leaves predicting the same class.
-fn check_tree(solution: &crate::solver::Solution, min_leaf: u32, max_depth: u32) {
+fn check_tree(solution: &crate::solver::Solution, config: &SearchConfig) {
+    let (min_leaf, max_depth) = (config.min_samples_leaf, config.max_depth);
     let nodes = solution.tree.nodes();
     assert!(solution.tree.depth() <= max_depth as usize);
+    let branching = solution.tree.n_leaves() - 1;
+    assert!(branching as u32 <= config.max_nodes.unwrap_or(u32::MAX));
     for node in nodes {
         assert!(
             node.rows >= min_leaf || nodes.len() == 1,
@@ -145,28 +173,37 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
 
     #[test]
-    fn search_matches_brute_force(instance in instances(), depth in 0u32..=3, min_leaf in 1u32..=3) {
-        let expected = instance.optimum(depth, min_leaf as usize);
+    fn search_matches_brute_force(
+        instance in instances(),
+        depth in 0u32..=3,
+        min_leaf in 1u32..=3,
+        max_nodes in prop_oneof![Just(None), (0u32..=7).prop_map(Some)],
+        penalty in prop_oneof![Just(0.0), Just(1.0), 0.1f64..3.0],
+    ) {
+        let rules = Rules { max_nodes, penalty, ..Rules::min_leaf(min_leaf) };
+        let expected = instance.optimum(depth, &rules);
         let data = Dataset::new(&instance.x, instance.n_rows, &instance.y, instance.n_classes).unwrap();
         let solver = Solver::new(data);
-        let configs = all_configs(depth, min_leaf);
+        let configs = all_configs(depth, &rules);
         // every switch combination on a rotating subset keeps the run short
-        for config in configs.iter().skip(instance.n_rows % 4).step_by(4) {
+        for config in configs.iter().skip(instance.n_rows % 6).step_by(6) {
             let solution = solver.solve(config, Some(&instance.weights), Budget::default()).unwrap();
             prop_assert_eq!(solution.status, Status::Optimal);
-            prop_assert!((solution.objective - expected).abs() < 1e-9,
+            let tol = 1e-9 * (1.0 + expected.abs());
+            prop_assert!((solution.objective - expected).abs() < tol,
                 "{:?}: got {} expected {}", config, solution.objective, expected);
-            prop_assert!((solution.lower_bound - expected).abs() < 1e-9);
-            check_tree(&solution, min_leaf, depth);
+            prop_assert!((solution.lower_bound - expected).abs() < tol);
+            check_tree(&solution, config);
         }
     }
 
     #[test]
     fn upper_bound_is_exclusive(instance in instances(), depth in 1u32..=3) {
-        let expected = instance.optimum(depth, 1);
+        let rules = Rules::min_leaf(1);
+        let expected = instance.optimum(depth, &rules);
         let data = Dataset::new(&instance.x, instance.n_rows, &instance.y, instance.n_classes).unwrap();
         let solver = Solver::new(data);
-        for config in all_configs(depth, 1).iter().step_by(5) {
+        for config in all_configs(depth, &rules).iter().step_by(5) {
             let at = SearchConfig { upper_bound: expected, ..config.clone() };
             let solution = solver.solve(&at, Some(&instance.weights), Budget::default()).unwrap();
             prop_assert_eq!(solution.status, Status::Infeasible);
@@ -211,7 +248,7 @@ fn toy_example_errors_match_the_thesis() {
     ];
     for (depth, row) in table.iter().enumerate() {
         for (min_leaf, &expected) in row.iter().enumerate() {
-            for config in all_configs(depth as u32, min_leaf as u32 + 1) {
+            for config in all_configs(depth as u32, &Rules::min_leaf(min_leaf as u32 + 1)) {
                 let solution = solver.solve(&config, None, Budget::default()).unwrap();
                 assert_eq!(
                     solution.objective,

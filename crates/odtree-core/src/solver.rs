@@ -1,10 +1,10 @@
 //! The public entry point: a solver built once per dataset and solved many times.
 
 use crate::budget::{Budget, Stop};
-use crate::cache::{HashCache, TrieCache};
+use crate::cache::{DatasetIndex, KeyIndex, PathIndex, TrieIndex};
 use crate::data::Dataset;
 use crate::error::Result;
-use crate::objective::Misclassification;
+use crate::objective::{Misclassification, Objective, Penalised};
 use crate::search::{CacheKind, Engine, SearchConfig, SearchOutcome};
 use crate::stats::Weights;
 use crate::tree::Tree;
@@ -55,20 +55,36 @@ pub struct Solution {
 }
 
 /// Holds a dataset's bitsets so it can be solved repeatedly with other weights or settings.
+///
+/// Only the distinct features are kept ([`Dataset::distinct_features`]): copies and
+/// complements of a column, and constant columns, never change the optimum.
 #[derive(Clone, Debug)]
 pub struct Solver {
     data: Dataset,
+    /// `features[i]`: the column of the input that feature i of `data` is.
+    features: Vec<u32>,
+    n_input_features: usize,
 }
 
 impl Solver {
     /// A solver over `data`.
     pub fn new(data: Dataset) -> Self {
-        Self { data }
+        let features = data.distinct_features();
+        Self {
+            n_input_features: data.n_features(),
+            data: data.with_features(&features),
+            features,
+        }
     }
 
-    /// The dataset.
+    /// The dataset the search runs on (distinct features only).
     pub fn data(&self) -> &Dataset {
         &self.data
+    }
+
+    /// Number of features of the input, before copies and constants were dropped.
+    pub fn n_input_features(&self) -> usize {
+        self.n_input_features
     }
 
     /// Finds the optimal tree for weighted misclassification under `config`, within `budget`.
@@ -86,28 +102,26 @@ impl Solver {
         for (row, &label) in self.data.labels().iter().enumerate() {
             class_totals[label as usize] += weights.of(row);
         }
-        let objective = Misclassification::new(&class_totals);
-        let outcome = match config.cache {
-            CacheKind::Trie => Engine::new(
-                &self.data,
-                &weights,
-                &objective,
-                config,
-                TrieCache::new(),
-                budget,
-            )
-            .run(),
-            CacheKind::Hash => Engine::new(
-                &self.data,
-                &weights,
-                &objective,
-                config,
-                HashCache::new(),
-                budget,
-            )
-            .run(),
+        let objective = Penalised::new(Misclassification::new(&class_totals), config.leaf_penalty);
+        let mut outcome = match config.cache {
+            CacheKind::Trie => self.search::<TrieIndex, _>(&weights, &objective, config, budget),
+            CacheKind::Hash => self.search::<PathIndex, _>(&weights, &objective, config, budget),
+            CacheKind::Dataset => {
+                self.search::<DatasetIndex, _>(&weights, &objective, config, budget)
+            }
         };
+        outcome.tree.map_features(|f| self.features[f as usize]);
         Ok(Self::finish(outcome, start))
+    }
+
+    fn search<I: KeyIndex, O: Objective>(
+        &self,
+        weights: &Weights,
+        objective: &O,
+        config: &SearchConfig,
+        budget: Budget,
+    ) -> SearchOutcome {
+        Engine::<I, O>::new(&self.data, weights, objective, config, budget).run()
     }
 
     fn finish(outcome: SearchOutcome, start: Instant) -> Solution {

@@ -67,6 +67,13 @@ impl Tree {
         depth_of(&self.nodes, 0)
     }
 
+    /// Renames the tested features.
+    pub(crate) fn map_features(&mut self, rename: impl Fn(u32) -> u32) {
+        for node in &mut self.nodes {
+            node.feature = node.feature.map(&rename);
+        }
+    }
+
     /// The leaf reached by a row, given the row's feature values.
     pub fn leaf_of(&self, value: impl Fn(u32) -> bool) -> &TreeNode {
         let mut node = &self.nodes[0];

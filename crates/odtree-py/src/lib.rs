@@ -3,7 +3,7 @@
 
 use numpy::{PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use odtree_core::{
-    Branching, Budget, CacheKind, Dataset, OdtError, SearchConfig, Solution, Solver,
+    Branching, Budget, CacheKind, ChildOrder, Dataset, OdtError, SearchConfig, Solution, Solver,
 };
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -17,6 +17,10 @@ const SIGNAL_POLL: Duration = Duration::from_millis(50);
 
 fn to_py_err(error: OdtError) -> PyErr {
     PyValueError::new_err(error.to_string())
+}
+
+fn unknown(what: &str, value: &str) -> PyErr {
+    PyValueError::new_err(format!("unknown {what} {value:?}"))
 }
 
 /// A dataset's bitsets, built once and solved many times.
@@ -44,8 +48,13 @@ impl PySolver {
     /// The GIL is released while the search runs. A Ctrl-C stops the search and the best tree
     /// so far is returned with status "interrupted"; a second Ctrl-C before the search has
     /// wound down raises KeyboardInterrupt.
-    #[pyo3(signature = (*, max_depth, min_samples_leaf, upper_bound, search, cache, branching,
-                        sample_weight=None, time_limit=None))]
+    ///
+    /// `search` picks the preset ("murtree" or "dl85"); each switch left at `None` keeps the
+    /// preset's choice.
+    #[pyo3(signature = (*, max_depth, min_samples_leaf, upper_bound, search, max_nodes=None,
+                        leaf_penalty=0.0, cache=None, branching=None, depth2=None,
+                        similarity_bound=None, child_order=None, sample_weight=None,
+                        time_limit=None))]
     #[allow(clippy::too_many_arguments)]
     fn solve<'py>(
         &self,
@@ -54,39 +63,52 @@ impl PySolver {
         min_samples_leaf: u32,
         upper_bound: f64,
         search: &str,
-        cache: &str,
-        branching: &str,
+        max_nodes: Option<u32>,
+        leaf_penalty: f64,
+        cache: Option<&str>,
+        branching: Option<&str>,
+        depth2: Option<bool>,
+        similarity_bound: Option<bool>,
+        child_order: Option<&str>,
         sample_weight: Option<PyReadonlyArray1<f64>>,
         time_limit: Option<f64>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let base = match search {
-            "auto" => SearchConfig::default(),
+        let mut config = match search {
+            "murtree" => SearchConfig::default(),
             "dl85" => SearchConfig::dl85(),
-            other => return Err(PyValueError::new_err(format!("unknown search {other:?}"))),
+            other => return Err(unknown("search", other)),
         };
-        let cache = match cache {
-            "trie" => CacheKind::Trie,
-            "hash" => CacheKind::Hash,
-            other => return Err(PyValueError::new_err(format!("unknown cache {other:?}"))),
-        };
-        let branching = match branching {
-            "in_order" => Branching::InOrder,
-            "gain_asc" => Branching::GainAscending,
-            "gain_desc" => Branching::GainDescending,
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "unknown branching {other:?}"
-                )))
-            }
-        };
-        let config = SearchConfig {
-            max_depth,
-            min_samples_leaf,
-            upper_bound,
-            cache,
-            branching,
-            ..base
-        };
+        config.max_depth = max_depth;
+        config.min_samples_leaf = min_samples_leaf;
+        config.upper_bound = upper_bound;
+        config.max_nodes = max_nodes;
+        config.leaf_penalty = leaf_penalty;
+        if let Some(cache) = cache {
+            config.cache = match cache {
+                "trie" => CacheKind::Trie,
+                "hash" => CacheKind::Hash,
+                "dataset" => CacheKind::Dataset,
+                other => return Err(unknown("cache", other)),
+            };
+        }
+        if let Some(branching) = branching {
+            config.branching = match branching {
+                "in_order" => Branching::InOrder,
+                "gain_asc" => Branching::GainAscending,
+                "gain_desc" => Branching::GainDescending,
+                "gini" => Branching::Gini,
+                other => return Err(unknown("branching", other)),
+            };
+        }
+        if let Some(child_order) = child_order {
+            config.child_order = match child_order {
+                "left_first" => ChildOrder::LeftFirst,
+                "larger_error_first" => ChildOrder::LargerLeafCostFirst,
+                other => return Err(unknown("child_order", other)),
+            };
+        }
+        config.depth2 = depth2.unwrap_or(config.depth2);
+        config.similarity_bound = similarity_bound.unwrap_or(config.similarity_bound);
         config.validate().map_err(to_py_err)?;
         let weights: Option<Vec<f64>> = sample_weight.map(|w| w.as_array().to_vec());
         if time_limit.is_some_and(|t| t.is_nan() || t < 0.0 || t.is_infinite()) {
@@ -144,7 +166,11 @@ impl PySolver {
     #[getter]
     fn shape(&self) -> (usize, usize, usize) {
         let data = self.solver.data();
-        (data.n_rows(), data.n_features(), data.n_classes())
+        (
+            data.n_rows(),
+            self.solver.n_input_features(),
+            data.n_classes(),
+        )
     }
 }
 

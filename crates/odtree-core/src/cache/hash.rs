@@ -1,58 +1,108 @@
-//! A hash table from the full sorted path to its entry (spec §4.3).
+//! Hash indexes over keys stored flat: the sorted path ([`PathIndex`], spec §4.3), and the
+//! storage shared with the dataset index.
 
-use super::{Entry, EntryId, PathCache};
+use super::{Key, KeyIndex};
 use crate::data::Item;
-use hashbrown::HashMap;
-use rustc_hash::FxBuildHasher;
+use hashbrown::HashTable;
+use std::hash::{BuildHasher, Hash};
 use std::mem::size_of;
 
-/// Hash cache keyed by the sorted path.
-#[derive(Clone, Debug, Default)]
-pub struct HashCache {
-    index: HashMap<Box<[Item]>, EntryId, FxBuildHasher>,
-    entries: Vec<Entry>,
-    key_items: usize,
+/// Keys of type `[T]` stored one after the other in one vector, with a hash table of ids.
+#[derive(Clone, Debug)]
+pub(super) struct FlatKeys<T> {
+    table: HashTable<u32>,
+    /// `(start, end, hash)` of each key in `items`.
+    spans: Vec<(u32, u32, u64)>,
+    items: Vec<T>,
 }
 
-impl HashCache {
-    /// An empty cache.
-    pub fn new() -> Self {
-        Self::default()
-    }
-}
-
-impl PathCache for HashCache {
-    fn find(&self, path: &[Item]) -> Option<EntryId> {
-        self.index.get(path).copied()
-    }
-
-    fn get_or_insert(&mut self, path: &[Item]) -> (EntryId, bool) {
-        if let Some(&id) = self.index.get(path) {
-            return (id, false);
+impl<T> Default for FlatKeys<T> {
+    fn default() -> Self {
+        Self {
+            table: HashTable::new(),
+            spans: Vec::new(),
+            items: Vec::new(),
         }
-        let id = self.entries.len() as EntryId;
-        self.entries.push(Entry::NEW);
-        self.index.insert(path.into(), id);
-        self.key_items += path.len();
-        (id, true)
+    }
+}
+
+impl<T: Copy> FlatKeys<T> {
+    fn key(&self, id: u32) -> &[T] {
+        let (start, end, _) = self.spans[id as usize];
+        &self.items[start as usize..end as usize]
     }
 
-    fn entry(&self, id: EntryId) -> &Entry {
-        &self.entries[id as usize]
+    /// The id of the key with this hash for which `eq` holds.
+    #[inline]
+    pub fn find(&self, hash: u64, eq: impl Fn(&[T]) -> bool) -> Option<u32> {
+        self.table
+            .find(hash, |&id| {
+                self.spans[id as usize].2 == hash && eq(self.key(id))
+            })
+            .copied()
     }
 
-    fn entry_mut(&mut self, id: EntryId) -> &mut Entry {
-        &mut self.entries[id as usize]
+    /// The id of the key, inserting `items` as a new key if no stored key satisfies `eq`.
+    pub fn insert(
+        &mut self,
+        hash: u64,
+        eq: impl Fn(&[T]) -> bool,
+        items: impl Iterator<Item = T>,
+    ) -> u32 {
+        if let Some(id) = self.find(hash, eq) {
+            return id;
+        }
+        let id = self.spans.len() as u32;
+        let start = self.items.len() as u32;
+        self.items.extend(items);
+        self.spans.push((start, self.items.len() as u32, hash));
+        let spans = &self.spans;
+        self.table
+            .insert_unique(hash, id, |&id| spans[id as usize].2);
+        id
+    }
+
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.table.capacity() * (size_of::<u32>() + 1)
+            + self.spans.capacity() * size_of::<(u32, u32, u64)>()
+            + self.items.capacity() * size_of::<T>()
+    }
+}
+
+/// Hash index keyed by the sorted path.
+#[derive(Clone, Debug, Default)]
+pub struct PathIndex {
+    keys: FlatKeys<Item>,
+}
+
+fn path_hash(path: &[Item]) -> u64 {
+    let mut hasher = rustc_hash::FxBuildHasher.build_hasher();
+    path.hash(&mut hasher);
+    std::hash::Hasher::finish(&hasher)
+}
+
+impl KeyIndex for PathIndex {
+    const BY_ROWS: bool = false;
+
+    fn find(&self, key: Key) -> Option<u32> {
+        self.keys.find(path_hash(key.path), |k| k == key.path)
+    }
+
+    fn insert(&mut self, key: Key) -> u32 {
+        let path = key.path;
+        self.keys
+            .insert(path_hash(path), |k| k == path, path.iter().copied())
     }
 
     fn len(&self) -> usize {
-        self.entries.len()
+        self.keys.len()
     }
 
     fn bytes(&self) -> usize {
-        let slot = size_of::<(Box<[Item]>, EntryId)>() + 1;
-        self.index.capacity() * slot
-            + self.key_items * size_of::<Item>()
-            + self.entries.capacity() * size_of::<Entry>()
+        self.keys.bytes()
     }
 }

@@ -1,38 +1,38 @@
 //! A trie over sorted paths: shared prefixes are stored once (spec §4.2).
 
-use super::{Entry, EntryId, PathCache};
+use super::{Key, KeyIndex, NONE};
 use crate::data::Item;
 use std::mem::size_of;
 
-/// One trie node: sorted edges to its children and an optional payload.
-#[derive(Clone, Debug, Default)]
+/// One trie node: sorted edges to its children and the id of its path, if it is a key.
+#[derive(Clone, Debug)]
 struct TrieNode {
     edges: Vec<(Item, u32)>,
-    entry: Option<Entry>,
+    id: u32,
 }
 
-/// Trie cache; node 0 is the empty path.
+const EMPTY: TrieNode = TrieNode {
+    edges: Vec::new(),
+    id: NONE,
+};
+
+/// Trie index keyed by the sorted path; node 0 is the empty path.
 #[derive(Clone, Debug)]
-pub struct TrieCache {
+pub struct TrieIndex {
     nodes: Vec<TrieNode>,
-    n_entries: usize,
+    n_keys: u32,
 }
 
-impl Default for TrieCache {
+impl Default for TrieIndex {
     fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl TrieCache {
-    /// An empty trie holding only the root (without payload).
-    pub fn new() -> Self {
         Self {
-            nodes: vec![TrieNode::default()],
-            n_entries: 0,
+            nodes: vec![EMPTY],
+            n_keys: 0,
         }
     }
+}
 
+impl TrieIndex {
     fn child(&self, node: u32, item: Item) -> Option<u32> {
         let edges = &self.nodes[node as usize].edges;
         edges
@@ -40,62 +40,68 @@ impl TrieCache {
             .ok()
             .map(|i| edges[i].1)
     }
-
-    fn walk(&self, path: &[Item]) -> Option<u32> {
-        path.iter()
-            .try_fold(0u32, |node, &item| self.child(node, item))
-    }
 }
 
-impl PathCache for TrieCache {
-    fn find(&self, path: &[Item]) -> Option<EntryId> {
-        self.walk(path)
-            .filter(|&n| self.nodes[n as usize].entry.is_some())
+impl KeyIndex for TrieIndex {
+    const BY_ROWS: bool = false;
+
+    fn find(&self, key: Key) -> Option<u32> {
+        let node = key
+            .path
+            .iter()
+            .try_fold(0u32, |node, &item| self.child(node, item))?;
+        Some(self.nodes[node as usize].id).filter(|&id| id != NONE)
     }
 
-    fn get_or_insert(&mut self, path: &[Item]) -> (EntryId, bool) {
+    fn insert(&mut self, key: Key) -> u32 {
         let mut node = 0u32;
-        for &item in path {
+        for &item in key.path {
             let edges = &self.nodes[node as usize].edges;
             node = match edges.binary_search_by_key(&item, |e| e.0) {
                 Ok(i) => edges[i].1,
                 Err(i) => {
                     let child = self.nodes.len() as u32;
-                    self.nodes.push(TrieNode::default());
+                    self.nodes.push(EMPTY);
                     self.nodes[node as usize].edges.insert(i, (item, child));
                     child
                 }
             };
         }
-        let slot = &mut self.nodes[node as usize].entry;
-        let new = slot.is_none();
-        if new {
-            *slot = Some(Entry::NEW);
-            self.n_entries += 1;
+        let slot = &mut self.nodes[node as usize].id;
+        if *slot == NONE {
+            *slot = self.n_keys;
+            self.n_keys += 1;
         }
-        (node, new)
-    }
-
-    fn entry(&self, id: EntryId) -> &Entry {
-        self.nodes[id as usize]
-            .entry
-            .as_ref()
-            .expect("trie handle points at a payload")
-    }
-
-    fn entry_mut(&mut self, id: EntryId) -> &mut Entry {
-        self.nodes[id as usize]
-            .entry
-            .as_mut()
-            .expect("trie handle points at a payload")
+        *slot
     }
 
     fn len(&self) -> usize {
-        self.n_entries
+        self.n_keys as usize
     }
 
     fn bytes(&self) -> usize {
         let edges: usize = self.nodes.iter().map(|n| n.edges.capacity()).sum();
         self.nodes.capacity() * size_of::<TrieNode>() + edges * size_of::<(Item, u32)>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cover::Cover;
+
+    #[test]
+    fn prefixes_are_not_keys() {
+        let cover = Cover::new(&[1]);
+        let key = |path| Key {
+            path,
+            cover: &cover,
+        };
+        let mut trie = TrieIndex::default();
+        assert_eq!(trie.insert(key(&[2, 5, 9])), 0);
+        assert!(trie.find(key(&[2])).is_none());
+        assert!(trie.find(key(&[2, 5])).is_none());
+        assert_eq!(trie.insert(key(&[2, 5])), 1);
+        assert_eq!(trie.len(), 2);
     }
 }

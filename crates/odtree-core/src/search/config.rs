@@ -11,6 +11,8 @@ pub enum Branching {
     GainAscending,
     /// Decreasing information gain.
     GainDescending,
+    /// Decreasing Gini gain (MurTree §4.7).
+    Gini,
 }
 
 /// The cache layout.
@@ -20,6 +22,8 @@ pub enum CacheKind {
     Trie,
     /// A hash table keyed by the sorted path.
     Hash,
+    /// A hash table keyed by the node's rows: paths reaching the same rows share an entry.
+    Dataset,
 }
 
 /// Which child of a split is solved first.
@@ -38,6 +42,11 @@ pub struct SearchConfig {
     pub max_depth: u32,
     /// A split is allowed only if both children hold at least this many rows of non-zero weight.
     pub min_samples_leaf: u32,
+    /// Maximum number of branching nodes (a tree with k of them has k + 1 leaves); `None`:
+    /// only the depth limits the tree.
+    pub max_nodes: Option<u32>,
+    /// Cost of each leaf added to the objective, in objective units (sparse trees).
+    pub leaf_penalty: f64,
     /// Only trees with a cost strictly below this are wanted (exclusive bound).
     pub upper_bound: f64,
     /// Feature order.
@@ -46,6 +55,9 @@ pub struct SearchConfig {
     pub cache: CacheKind,
     /// Solve remaining depth ≤ 2 with the specialised counting solver.
     pub depth2: bool,
+    /// Let the depth-2 solver update its counts by the rows that changed since the last node,
+    /// when that is cheaper than recounting (MurTree §4.3.3).
+    pub incremental: bool,
     /// Child order.
     pub child_order: ChildOrder,
     /// Tighten the first child's bound by the sibling's lower bound (MurTree).
@@ -66,10 +78,13 @@ impl Default for SearchConfig {
         Self {
             max_depth: 3,
             min_samples_leaf: 1,
+            max_nodes: None,
+            leaf_penalty: 0.0,
             upper_bound: f64::INFINITY,
             branching: Branching::InOrder,
             cache: CacheKind::Trie,
             depth2: true,
+            incremental: true,
             child_order: ChildOrder::LargerLeafCostFirst,
             sibling_bound: true,
             leaf_incumbent: true,
@@ -85,6 +100,7 @@ impl SearchConfig {
     pub fn dl85() -> Self {
         Self {
             depth2: false,
+            incremental: false,
             child_order: ChildOrder::LeftFirst,
             sibling_bound: false,
             leaf_incumbent: false,
@@ -109,6 +125,11 @@ impl SearchConfig {
         if self.min_samples_leaf == 0 {
             return Err(OdtError::InvalidParameter(
                 "min_samples_leaf must be at least 1".into(),
+            ));
+        }
+        if !(self.leaf_penalty >= 0.0 && self.leaf_penalty.is_finite()) {
+            return Err(OdtError::InvalidParameter(
+                "the leaf penalty must be finite and non-negative".into(),
             ));
         }
         if self.upper_bound.is_nan() {

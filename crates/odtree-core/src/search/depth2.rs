@@ -3,7 +3,12 @@
 //! It counts the statistics of every single feature and every pair of features within the
 //! cover once, derives the four cells of each pair by subtraction, and picks the best root and
 //! the best child splits from those counts alone, without creating any cache entry.
+//!
+//! Two-class data with unit weights and a minority-class leaf cost takes a faster path: pair
+//! counts kept up to date incrementally ([`Counters`]), and a branch-free scan of each root's
+//! row of counts in integers; the children's features are recovered for the winners only.
 
+use super::counts::Counters;
 use crate::bitset::bits_of;
 use crate::cache::Decision;
 use crate::cover::Cover;
@@ -20,6 +25,8 @@ pub(crate) struct Depth2 {
     classes: Vec<u64>,
     /// Candidate i restricted to each class, for one i at a time.
     by_class: Vec<u64>,
+    /// Leaf costs of each root's left / right child.
+    leaves: Vec<(f64, f64)>,
     /// Best subtree of each root's left / right child: (cost, split feature).
     best_left: Vec<(f64, Option<u32>)>,
     best_right: Vec<(f64, Option<u32>)>,
@@ -31,7 +38,16 @@ pub(crate) struct Depth2 {
     /// Four cells and one pair of statistics.
     cells: Vec<f64>,
     pair: Vec<f64>,
+    /// Pair counts of the two-class path, built on first use.
+    counters: Option<Counters>,
+    /// Single-feature counts (rows, class-1 rows) of the two-class path.
+    singles: Vec<(i32, i32)>,
+    /// Fewest errors of each root's left / right child when it splits (two-class path).
+    split_errors: Vec<(i32, i32)>,
 }
+
+/// The largest number of features for which the two-class path keeps its pair counts.
+const MAX_COUNTED_FEATURES: usize = 4096;
 
 /// What the depth-2 solver needs to know about the node.
 pub(crate) struct Node<'a> {
@@ -54,18 +70,31 @@ pub(crate) struct Rules<'a, O> {
     pub objective: &'a O,
     pub min_samples_leaf: u32,
     pub tolerance: f64,
+    /// Whether pair counts may be updated by row differences.
+    pub incremental: bool,
 }
 
+/// The best subtrees with one, two and three branching nodes (`[0]`, `[1]`, `[2]`), each with
+/// its cost; a smaller tree replaces a larger one that is no better (MurTree §4.3).
+pub(crate) type Trees = [(f64, Decision); 3];
+
 impl Depth2 {
-    /// The optimal subtree of depth ≤ `depth_left` (1 or 2) and its cost.
-    pub fn solve<O: Objective>(
-        &mut self,
-        rules: &Rules<O>,
-        node: &Node,
-        depth_left: u32,
-    ) -> (f64, Decision) {
+    /// The optimal subtrees of depth ≤ `depth_left` (1 or 2) with at most 1, 2 and 3
+    /// branching nodes.
+    pub fn solve<O: Objective>(&mut self, rules: &Rules<O>, node: &Node, depth_left: u32) -> Trees {
+        if depth_left >= 2 && node.candidates.len() >= 2 && rules.data.n_classes() == 2 {
+            if let (Some(weight), Some(per_leaf)) = (
+                rules.weights.uniform(),
+                rules.objective.two_class_minority(),
+            ) {
+                if rules.data.n_features() <= MAX_COUNTED_FEATURES {
+                    return self.solve_two_class(rules, node, weight, per_leaf);
+                }
+            }
+        }
         let len = node.stats.len();
         let n = node.candidates.len();
+        self.leaves.clear();
         self.best_left.clear();
         self.best_right.clear();
         self.cells.resize(4 * len, 0.0);
@@ -76,9 +105,13 @@ impl Depth2 {
             rest.iter_mut()
                 .zip(node.stats.iter().zip(single))
                 .for_each(|(r, (s, p))| *r = s - p);
-            self.best_left.push((rules.objective.leaf(rest).cost, None));
-            self.best_right
-                .push((rules.objective.leaf(single).cost, None));
+            let costs = (
+                rules.objective.leaf_cost(rest),
+                rules.objective.leaf_cost(single),
+            );
+            self.leaves.push(costs);
+            self.best_left.push((costs.0, None));
+            self.best_right.push((costs.1, None));
         }
         if depth_left >= 2 && n >= 2 {
             match rules.weights.uniform() {
@@ -86,24 +119,147 @@ impl Depth2 {
                 None => self.count_pairs_weighted(rules, node, rules.weights.per_row()),
             }
         }
-        let mut best = (node.leaf.cost, Decision::Leaf);
-        for i in 0..n {
-            let total = self.best_left[i].0 + self.best_right[i].0;
-            if total < best.0 - rules.tolerance {
-                let feature = node.candidates[i];
-                best.0 = total;
-                best.1 = if depth_left >= 2 {
+        let leaf = (node.leaf.cost, Decision::Leaf);
+        let mut trees = [leaf; 3];
+        let tol = rules.tolerance;
+        let mut relax = |slot: usize, cost: f64, feature: u32, left, right| {
+            if cost < trees[slot].0 - tol {
+                trees[slot] = (
+                    cost,
                     Decision::Terminal {
                         feature,
-                        left: self.best_left[i].1,
-                        right: self.best_right[i].1,
-                    }
-                } else {
-                    Decision::Split(feature)
-                };
+                        left,
+                        right,
+                    },
+                );
+            }
+        };
+        for (i, &feature) in node.candidates.iter().enumerate() {
+            let (leaf_left, leaf_right) = self.leaves[i];
+            let (left, right) = (self.best_left[i], self.best_right[i]);
+            relax(0, leaf_left + leaf_right, feature, None, None);
+            if left.0 + leaf_right <= leaf_left + right.0 {
+                relax(1, left.0 + leaf_right, feature, left.1, None);
+            } else {
+                relax(1, leaf_left + right.0, feature, None, right.1);
+            }
+            relax(2, left.0 + right.0, feature, left.1, right.1);
+        }
+        for k in 1..3 {
+            if trees[k].0 >= trees[k - 1].0 - tol {
+                trees[k] = trees[k - 1];
             }
         }
-        best
+        trees
+    }
+
+    /// The depth-2 trees from integer pair counts: a leaf of `[a, b]` rows costs
+    /// `weight * min(a, b) + per_leaf`.
+    fn solve_two_class<O: Objective>(
+        &mut self,
+        rules: &Rules<O>,
+        node: &Node,
+        weight: f64,
+        per_leaf: f64,
+    ) -> Trees {
+        let data = rules.data;
+        let n = data.n_features();
+        let counters = self
+            .counters
+            .get_or_insert_with(|| Counters::new(data, rules.incremental));
+        let counts = counters.count(data, node.cover);
+        let (both, ones) = (&counts.both[..], &counts.ones[..]);
+        self.singles.clear();
+        self.singles
+            .extend((0..n).map(|j| (both[j * n + j], ones[j * n + j])));
+        let total = node.rows as i32;
+        let total1 = (node.stats[1] / weight).round() as i32;
+        let m = rules.min_samples_leaf as i32;
+        self.split_errors.clear();
+        for &i in node.candidates {
+            let i = i as usize;
+            let row = (&both[i * n..(i + 1) * n], &ones[i * n..(i + 1) * n]);
+            self.split_errors
+                .push(best_child_splits(row, &self.singles, (total, total1), i, m));
+        }
+        let errors = |rows: i32, class1: i32| (rows - class1).min(class1);
+        let cost = |errors: i32, leaves: u32| errors as f64 * weight + leaves as f64 * per_leaf;
+        let tol = rules.tolerance;
+        // (cost, index of the root among the candidates, left splits, right splits)
+        let mut best = [(node.leaf.cost, usize::MAX, false, false); 3];
+        let mut relax = |slot: usize, value: f64, at: usize, left: bool, right: bool| {
+            if value < best[slot].0 - tol {
+                best[slot] = (value, at, left, right);
+            }
+        };
+        for (at, &i) in node.candidates.iter().enumerate() {
+            let (ni, oi) = self.singles[i as usize];
+            let (leaf_left, leaf_right) = (
+                cost(errors(total - ni, total1 - oi), 1),
+                cost(errors(ni, oi), 1),
+            );
+            let (split_left, split_right) = self.split_errors[at];
+            let split = |e: i32| {
+                if e == i32::MAX {
+                    f64::INFINITY
+                } else {
+                    cost(e, 2)
+                }
+            };
+            let (split_left, split_right) = (split(split_left), split(split_right));
+            let left_splits = split_left < leaf_left - tol;
+            let right_splits = split_right < leaf_right - tol;
+            let left = if left_splits { split_left } else { leaf_left };
+            let right = if right_splits {
+                split_right
+            } else {
+                leaf_right
+            };
+            relax(0, leaf_left + leaf_right, at, false, false);
+            if left + leaf_right <= leaf_left + right {
+                relax(1, left + leaf_right, at, left_splits, false);
+            } else {
+                relax(1, leaf_left + right, at, false, right_splits);
+            }
+            relax(2, left + right, at, left_splits, right_splits);
+        }
+        let mut trees = [(node.leaf.cost, Decision::Leaf); 3];
+        for (tree, &(value, at, left, right)) in trees.iter_mut().zip(&best) {
+            if at == usize::MAX {
+                continue;
+            }
+            let root = node.candidates[at] as usize;
+            let row = (
+                &both[root * n..(root + 1) * n],
+                &ones[root * n..(root + 1) * n],
+            );
+            let child = |right_side: bool, wanted: i32| {
+                node.candidates.iter().copied().find(|&j| {
+                    let (e, valid) =
+                        child_split(row, &self.singles, (total, total1), root, j as usize, m);
+                    valid[right_side as usize] && e[right_side as usize] == wanted
+                })
+            };
+            let (split_left, split_right) = self.split_errors[at];
+            *tree = (
+                value,
+                Decision::Terminal {
+                    feature: root as u32,
+                    left: if left { child(false, split_left) } else { None },
+                    right: if right {
+                        child(true, split_right)
+                    } else {
+                        None
+                    },
+                },
+            );
+        }
+        for k in 1..3 {
+            if trees[k].0 >= trees[k - 1].0 - tol {
+                trees[k] = trees[k - 1];
+            }
+        }
+        trees
     }
 
     /// Counts every pair with popcounts on the cover's non-zero words (uniform weights).
@@ -277,4 +433,53 @@ impl Depth2 {
         relax(&mut self.best_left[j], 0, 2, fi);
         relax(&mut self.best_right[j], 1, 3, fi);
     }
+}
+
+/// Errors of root `i`'s left and right child when each splits on `j`, and whether each of those
+/// splits is valid (both cells hold at least `m` rows). `row` is root i's row of pair counts
+/// (rows, class-1 rows), `singles` the single-feature counts, `total` the node's counts.
+#[inline(always)]
+fn child_split(
+    row: (&[i32], &[i32]),
+    singles: &[(i32, i32)],
+    total: (i32, i32),
+    i: usize,
+    j: usize,
+    m: i32,
+) -> ([i32; 2], [bool; 2]) {
+    let errors = |rows: i32, class1: i32| (rows - class1).min(class1);
+    let (ni, oi) = singles[i];
+    let (nj, oj) = singles[j];
+    let (nij, oij) = (row.0[j], row.1[j]);
+    // left child (i = 0): cells (¬i, j) and (¬i, ¬j)
+    let (n01, o01) = (nj - nij, oj - oij);
+    let (n00, o00) = (total.0 - ni - n01, total.1 - oi - o01);
+    // right child (i = 1): cells (i, ¬j) and (i, j)
+    let (n10, o10) = (ni - nij, oi - oij);
+    (
+        [
+            errors(n00, o00) + errors(n01, o01),
+            errors(n10, o10) + errors(nij, oij),
+        ],
+        [n00 >= m && n01 >= m, n10 >= m && nij >= m],
+    )
+}
+
+/// The fewest errors of root `i`'s left and right child over every valid split of each
+/// (`i32::MAX` where none is valid). A branch-free loop over all features, which the compiler
+/// vectorises.
+fn best_child_splits(
+    row: (&[i32], &[i32]),
+    singles: &[(i32, i32)],
+    total: (i32, i32),
+    i: usize,
+    m: i32,
+) -> (i32, i32) {
+    let (mut left, mut right) = (i32::MAX, i32::MAX);
+    for j in 0..singles.len() {
+        let (e, valid) = child_split(row, singles, total, i, j, m);
+        left = left.min(if valid[0] { e[0] } else { i32::MAX });
+        right = right.min(if valid[1] { e[1] } else { i32::MAX });
+    }
+    (left, right)
 }

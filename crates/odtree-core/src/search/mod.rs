@@ -5,15 +5,16 @@
 //! exists it records `ub` (or a refined bound) as a proven lower bound of the node (spec §2.6).
 
 mod config;
+mod counts;
 mod depth2;
 mod order;
 mod similarity;
 
 pub use config::{Branching, CacheKind, ChildOrder, SearchConfig};
-pub use order::information_gain;
+pub use order::{gini_gain, information_gain};
 
 use crate::budget::{Budget, Stop};
-use crate::cache::{Decision, PathCache};
+use crate::cache::{Cache, Decision, Key, KeyIndex, Limits};
 use crate::cover::Cover;
 use crate::data::{item, item_feature, Dataset, Item};
 use crate::objective::{Leaf, Objective};
@@ -25,8 +26,9 @@ use similarity::SimilarityArchive;
 /// The result of solving one node under an upper bound.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Outcome {
-    /// The node's optimal cost (which may still be ≥ the bound the caller asked for).
-    Solved(f64),
+    /// The node's optimal cost (which may still be ≥ the bound the caller asked for) and the
+    /// number of branching nodes of its best subtree.
+    Solved(f64, u32),
     /// No subtree costs less than the bound; the node's cost is at least this.
     Infeasible(f64),
 }
@@ -35,7 +37,7 @@ impl Outcome {
     /// A lower bound on the node's cost.
     fn bound(self) -> f64 {
         match self {
-            Outcome::Solved(cost) | Outcome::Infeasible(cost) => cost,
+            Outcome::Solved(cost, _) | Outcome::Infeasible(cost) => cost,
         }
     }
 }
@@ -49,6 +51,16 @@ struct Level {
     positive_rows: Vec<u32>,
     negative: Vec<f64>,
     gains: Vec<f64>,
+}
+
+/// One child of a candidate split.
+#[derive(Clone, Copy)]
+struct Child<'s> {
+    item: Item,
+    stats: &'s [f64],
+    rows: u32,
+    leaf_cost: f64,
+    limits: Limits,
 }
 
 /// What the engine reports besides the tree.
@@ -69,18 +81,17 @@ pub struct SearchOutcome {
 }
 
 /// One search: the data, the objective, the settings and all mutable state.
-pub(crate) struct Engine<'a, C: PathCache, O: Objective> {
+pub(crate) struct Engine<'a, I: KeyIndex, O: Objective> {
     data: &'a Dataset,
     weights: &'a Weights,
     objective: &'a O,
     config: &'a SearchConfig,
     kernel: ClassWeights<'a>,
-    cache: C,
+    cache: Cache<I>,
     cover: Cover,
     /// The current path, sorted: the cache key of the current node.
     path: Vec<Item>,
     on_path: Vec<bool>,
-    key: Vec<Item>,
     levels: Vec<Level>,
     depth2: Depth2,
     /// Evaluated nodes for the similarity bound, when it is valid and switched on.
@@ -88,18 +99,19 @@ pub(crate) struct Engine<'a, C: PathCache, O: Objective> {
     /// Whether nodes with no depth left are cached too (DL8.5 caches every node it visits).
     cache_leaves: bool,
     use_depth2: bool,
+    /// Whether every budget of a depth-2 solve is stored (needed only with node limits).
+    store_all_depth2: bool,
     tolerance: f64,
     pub budget: Budget,
 }
 
-impl<'a, C: PathCache, O: Objective> Engine<'a, C, O> {
+impl<'a, I: KeyIndex, O: Objective> Engine<'a, I, O> {
     /// Prepares a search of `data` weighted by `weights`.
     pub fn new(
         data: &'a Dataset,
         weights: &'a Weights,
         objective: &'a O,
         config: &'a SearchConfig,
-        cache: C,
         budget: Budget,
     ) -> Self {
         let cover = Cover::new(weights.support());
@@ -108,24 +120,23 @@ impl<'a, C: PathCache, O: Objective> Engine<'a, C, O> {
         let use_similarity = config.similarity_bound
             && capabilities.similarity_bound
             && config.min_samples_leaf == 1;
+        let max_depth = config.max_depth.min(data.n_features() as u32);
         Self {
             data,
             weights,
             objective,
             config,
             kernel: ClassWeights::new(data, weights),
-            cache,
+            cache: Cache::new(),
             cover,
             path: Vec::new(),
             on_path: vec![false; data.n_features()],
-            key: Vec::new(),
-            levels: (0..=config.max_depth.min(data.n_features() as u32))
-                .map(|_| Level::default())
-                .collect(),
+            levels: (0..=max_depth).map(|_| Level::default()).collect(),
             depth2: Depth2::default(),
-            similarity: use_similarity.then(|| SimilarityArchive::new(config.max_depth)),
+            similarity: use_similarity.then(|| SimilarityArchive::new(max_depth)),
             cache_leaves: !config.depth2,
             use_depth2,
+            store_all_depth2: config.max_nodes.is_some(),
             tolerance: 0.0,
             budget,
         }
@@ -138,19 +149,20 @@ impl<'a, C: PathCache, O: Objective> Engine<'a, C, O> {
         let total: f64 = stats.iter().sum();
         self.tolerance = 1e-9 * total.max(1.0);
         let max_depth = self.config.max_depth.min(self.data.n_features() as u32);
-        let outcome = self.solve(max_depth, self.config.upper_bound, &stats, rows);
+        let limits = Limits::normalised(max_depth, self.config.max_nodes.unwrap_or(u32::MAX));
+        let outcome = self.solve(limits, self.config.upper_bound, &stats, rows);
         let infeasible = matches!(outcome, Outcome::Infeasible(_))
             || outcome.bound() >= self.config.upper_bound - self.tolerance;
         let root_bound = self
             .cache
-            .find(&[])
-            .map_or(0.0, |id| self.cache.entry(id).lower_bound);
+            .find(self.key())
+            .map_or(0.0, |id| self.cache.known(id, limits).lower_bound);
         let tree = if infeasible {
             let mut builder = TreeBuilder::new(self.objective);
             builder.leaf(&stats, rows);
             builder.finish()
         } else {
-            self.extract(max_depth, &stats, rows)
+            self.extract(limits, &stats, rows)
         };
         let lower_bound = match (infeasible, self.budget.stopped()) {
             (true, None) => self.config.upper_bound,
@@ -173,76 +185,64 @@ impl<'a, C: PathCache, O: Objective> Engine<'a, C, O> {
         a < b - self.tolerance
     }
 
-    fn store(&mut self, id: u32, cost: f64, decision: Decision) -> Outcome {
-        let entry = self.cache.entry_mut(id);
-        entry.cost = cost;
-        entry.decision = decision;
-        Outcome::Solved(cost)
+    /// The cache key of the current node.
+    #[inline]
+    fn key(&self) -> Key<'_> {
+        Key {
+            path: &self.path,
+            cover: &self.cover,
+        }
     }
 
-    /// Solves the current node (the rows of `self.cover`, reached by `self.path`).
-    fn solve(&mut self, depth_left: u32, ub: f64, stats: &[f64], rows: u32) -> Outcome {
+    fn store(&mut self, id: u32, limits: Limits, cost: f64, decision: Decision) -> Outcome {
+        let proven = self.budget.stopped().is_none();
+        self.cache.store(id, limits, cost, decision, proven);
+        Outcome::Solved(cost, decision.size())
+    }
+
+    /// Solves the current node (the rows of `self.cover`, reached by `self.path`) within
+    /// `limits` (normalised), looking for a subtree cheaper than `ub`.
+    fn solve(&mut self, limits: Limits, ub: f64, stats: &[f64], rows: u32) -> Outcome {
         let leaf = self.objective.leaf(stats);
-        if depth_left == 0 && !self.cache_leaves {
-            return Outcome::Solved(leaf.cost);
+        if limits.is_leaf() && !self.cache_leaves {
+            return Outcome::Solved(leaf.cost, 0);
         }
-        let (id, _) = self.cache.get_or_insert(&self.path);
-        let mut entry = *self.cache.entry(id);
-        if entry.is_solved() {
-            return Outcome::Solved(entry.cost);
+        let key = Key {
+            path: &self.path,
+            cover: &self.cover,
+        };
+        let id = self.cache.insert(key);
+        let known = self.cache.known(id, limits);
+        if let Some((cost, decision)) = known.solution {
+            return Outcome::Solved(cost, decision.size());
         }
-        if let Some(archive) = self.similarity.as_mut().filter(|_| depth_left > 0) {
-            let bound = archive.bound(&self.cover, depth_left, self.weights);
-            if bound > entry.lower_bound {
-                entry.lower_bound = bound;
-                self.cache.entry_mut(id).lower_bound = bound;
+        let mut lower_bound = known.lower_bound;
+        if let Some(archive) = self.similarity.as_mut().filter(|_| !limits.is_leaf()) {
+            let bound = archive.bound(&self.cover, limits, self.weights);
+            if bound > lower_bound {
+                lower_bound = bound;
+                self.cache.raise(id, limits, bound);
             }
         }
-        if !self.below(entry.lower_bound, ub) {
-            return Outcome::Infeasible(entry.lower_bound);
+        if !self.below(lower_bound, ub) {
+            return Outcome::Infeasible(lower_bound);
         }
         let min_rows = self.config.min_samples_leaf;
-        if depth_left == 0
+        if limits.is_leaf()
             || rows < 2 * min_rows
-            || leaf.cost <= entry.lower_bound + self.tolerance
+            || leaf.cost <= lower_bound + self.tolerance
             || self.budget.check().is_some()
         {
-            return self.store(id, leaf.cost, Decision::Leaf);
+            return self.store(id, limits, leaf.cost, Decision::Leaf);
         }
         let depth = self.path.len();
         let mut level = std::mem::take(&mut self.levels[depth]);
         self.scan(&mut level, stats, rows);
-        let outcome = if self.use_depth2 && depth_left <= 2 {
-            let rules = depth2::Rules {
-                data: self.data,
-                weights: self.weights,
-                objective: self.objective,
-                min_samples_leaf: min_rows,
-                tolerance: self.tolerance,
-            };
-            let node = depth2::Node {
-                cover: &self.cover,
-                candidates: &level.candidates,
-                singles: &level.positive,
-                single_rows: &level.positive_rows,
-                stats,
-                rows,
-                leaf,
-            };
-            let (cost, decision) = self.depth2.solve(&rules, &node, depth_left);
-            self.store(id, cost, decision)
+        let outcome = if self.use_depth2 && limits.depth <= 2 {
+            self.solve_depth2(&level, id, limits, stats, rows, leaf)
         } else {
             self.order(&mut level, stats);
-            self.branch(
-                &mut level,
-                id,
-                depth_left,
-                ub,
-                stats,
-                rows,
-                leaf,
-                entry.lower_bound,
-            )
+            self.branch(&mut level, id, limits, ub, stats, rows, leaf, lower_bound)
         };
         self.levels[depth] = level;
         if let Some(archive) = self
@@ -250,18 +250,57 @@ impl<'a, C: PathCache, O: Objective> Engine<'a, C, O> {
             .as_mut()
             .filter(|_| self.budget.stopped().is_none())
         {
-            archive.record(&self.cover, depth_left, outcome.bound());
+            archive.record(&self.cover, limits, outcome.bound());
         }
         outcome
     }
 
-    /// Tries every candidate split of the current node (spec §5.2, MurTree Alg. 2).
+    /// Solves a node of depth ≤ 2 with the specialised solver and caches its trees.
+    fn solve_depth2(
+        &mut self,
+        level: &Level,
+        id: u32,
+        limits: Limits,
+        stats: &[f64],
+        rows: u32,
+        leaf: Leaf,
+    ) -> Outcome {
+        let rules = depth2::Rules {
+            data: self.data,
+            weights: self.weights,
+            objective: self.objective,
+            min_samples_leaf: self.config.min_samples_leaf,
+            tolerance: self.tolerance,
+            incremental: self.config.incremental,
+        };
+        let node = depth2::Node {
+            cover: &self.cover,
+            candidates: &level.candidates,
+            singles: &level.positive,
+            single_rows: &level.positive_rows,
+            stats,
+            rows,
+            leaf,
+        };
+        let trees = self.depth2.solve(&rules, &node, limits.depth);
+        if self.store_all_depth2 {
+            for (nodes, &(cost, decision)) in (1..=limits.nodes).zip(&trees) {
+                let at = Limits::normalised(limits.depth, nodes);
+                self.cache.store(id, at, cost, decision, true);
+            }
+        }
+        let (cost, decision) = trees[limits.nodes as usize - 1];
+        self.store(id, limits, cost, decision)
+    }
+
+    /// Tries every candidate split of the current node and every division of its branching
+    /// nodes between the children (spec §5.2, MurTree Alg. 2).
     #[allow(clippy::too_many_arguments)]
     fn branch(
         &mut self,
         level: &mut Level,
         id: u32,
-        depth_left: u32,
+        limits: Limits,
         ub_in: f64,
         stats: &[f64],
         rows: u32,
@@ -276,8 +315,11 @@ impl<'a, C: PathCache, O: Objective> Engine<'a, C, O> {
             ub = leaf.cost;
         }
         let mut refined = f64::INFINITY;
+        let child_depth = limits.depth - 1;
+        let most = Limits::full_nodes(child_depth).min(limits.nodes - 1);
+        let least = limits.nodes - 1 - most;
         level.negative.resize(len, 0.0);
-        for index in 0..level.candidates.len() {
+        'features: for index in 0..level.candidates.len() {
             let f = level.candidates[index];
             let positive = &level.positive[f as usize * len..(f as usize + 1) * len];
             let positive_rows = level.positive_rows[f as usize];
@@ -285,62 +327,78 @@ impl<'a, C: PathCache, O: Objective> Engine<'a, C, O> {
                 level.negative[c] = stats[c] - positive[c];
             }
             let negative = &level.negative[..];
-            let negative_rows = rows - positive_rows;
-            let positive_leaf = self.objective.leaf(positive).cost;
-            let negative_leaf = self.objective.leaf(negative).cost;
-            let positive_first = match self.config.child_order {
+            let mut left = Child {
+                item: item(f, false),
+                stats: negative,
+                rows: rows - positive_rows,
+                leaf_cost: self.objective.leaf_cost(negative),
+                limits,
+            };
+            let mut right = Child {
+                item: item(f, true),
+                stats: positive,
+                rows: positive_rows,
+                leaf_cost: self.objective.leaf_cost(positive),
+                limits,
+            };
+            let right_first = match self.config.child_order {
                 ChildOrder::LeftFirst => false,
-                ChildOrder::LargerLeafCostFirst => positive_leaf >= negative_leaf,
+                ChildOrder::LargerLeafCostFirst => right.leaf_cost >= left.leaf_cost,
             };
-            let mut children = [
-                (item(f, false), negative, negative_rows, negative_leaf),
-                (item(f, true), positive, positive_rows, positive_leaf),
-            ];
-            if positive_first {
-                children.swap(0, 1);
-            }
-            let [first, second] = children;
-            let (first_bound, second_bound) = if self.config.sibling_bound {
-                (
-                    self.known_bound(first.0, depth_left - 1, first.3),
-                    self.known_bound(second.0, depth_left - 1, second.3),
-                )
-            } else {
-                (0.0, 0.0)
-            };
-            if !self.below(first_bound + second_bound, ub) {
-                refined = refined.min(first_bound + second_bound);
-                continue;
-            }
-            let first_cost =
-                match self.child(first.0, depth_left - 1, ub - second_bound, first.1, first.2) {
-                    Outcome::Solved(cost) if self.below(cost + second_bound, ub) => cost,
+            for left_nodes in least..=most {
+                left.limits = Limits::normalised(child_depth, left_nodes);
+                right.limits = Limits::normalised(child_depth, limits.nodes - 1 - left_nodes);
+                let (first, second) = if right_first {
+                    (right, left)
+                } else {
+                    (left, right)
+                };
+                let (first_bound, second_bound) = if self.config.sibling_bound {
+                    (self.known_bound(&first), self.known_bound(&second))
+                } else {
+                    (0.0, 0.0)
+                };
+                if !self.below(first_bound + second_bound, ub) {
+                    refined = refined.min(first_bound + second_bound);
+                    continue;
+                }
+                let (first_cost, first_size) = match self.child(&first, ub - second_bound) {
+                    Outcome::Solved(cost, size) if self.below(cost + second_bound, ub) => {
+                        (cost, size)
+                    }
                     outcome => {
                         refined = refined.min(outcome.bound() + second_bound);
                         if self.budget.stopped().is_some() {
-                            break;
+                            break 'features;
                         }
                         continue;
                     }
                 };
-            match self.child(
-                second.0,
-                depth_left - 1,
-                ub - first_cost,
-                second.1,
-                second.2,
-            ) {
-                Outcome::Solved(cost) if self.below(first_cost + cost, ub) => {
-                    ub = first_cost + cost;
-                    best = Some((ub, Decision::Split(f)));
-                    if ub <= node_bound + self.tolerance {
-                        break;
+                match self.child(&second, ub - first_cost) {
+                    Outcome::Solved(cost, size) if self.below(first_cost + cost, ub) => {
+                        ub = first_cost + cost;
+                        let (left, right) = if right_first {
+                            (size, first_size)
+                        } else {
+                            (first_size, size)
+                        };
+                        best = Some((
+                            ub,
+                            Decision::Split {
+                                feature: f,
+                                left,
+                                right,
+                            },
+                        ));
+                        if ub <= node_bound + self.tolerance {
+                            break 'features;
+                        }
                     }
+                    outcome => refined = refined.min(first_cost + outcome.bound()),
                 }
-                outcome => refined = refined.min(first_cost + outcome.bound()),
-            }
-            if self.budget.stopped().is_some() {
-                break;
+                if self.budget.stopped().is_some() {
+                    break 'features;
+                }
             }
         }
         if !self.config.leaf_incumbent {
@@ -353,27 +411,26 @@ impl<'a, C: PathCache, O: Objective> Engine<'a, C, O> {
             }
         }
         match best {
-            Some((cost, decision)) => self.store(id, cost, decision),
+            Some((cost, decision)) => self.store(id, limits, cost, decision),
             None => {
-                let entry = self.cache.entry_mut(id);
                 if self.budget.stopped().is_none() {
                     let proven = if self.config.refined_lower_bound {
                         ub_in.max(refined.min(leaf.cost))
                     } else {
                         ub_in
                     };
-                    entry.lower_bound = entry.lower_bound.max(proven);
+                    self.cache.raise(id, limits, proven);
                 }
-                Outcome::Infeasible(entry.lower_bound)
+                Outcome::Infeasible(self.cache.known(id, limits).lower_bound)
             }
         }
     }
 
-    /// Solves the child reached by adding `item` to the path.
-    fn child(&mut self, item: Item, depth_left: u32, ub: f64, stats: &[f64], rows: u32) -> Outcome {
-        self.push(item);
-        let outcome = self.solve(depth_left, ub, stats, rows);
-        self.pop(item);
+    /// Solves `child` of the current node, looking for a subtree cheaper than `ub`.
+    fn child(&mut self, child: &Child, ub: f64) -> Outcome {
+        self.push(child.item);
+        let outcome = self.solve(child.limits, ub, child.stats, child.rows);
+        self.pop(child.item);
         outcome
     }
 
@@ -391,27 +448,26 @@ impl<'a, C: PathCache, O: Objective> Engine<'a, C, O> {
         self.cover.backtrack();
     }
 
-    /// What the cache already proves about the child reached by `item`: its cost if solved,
-    /// else its lower bound (exact leaf cost when no depth is left).
-    fn known_bound(&mut self, item: Item, depth_left: u32, leaf_cost: f64) -> f64 {
-        if depth_left == 0 {
-            return leaf_cost;
+    /// What the cache already proves about `child`: its cost if solved, else its lower bound
+    /// (its exact leaf cost when only a leaf fits).
+    fn known_bound(&mut self, child: &Child) -> f64 {
+        if child.limits.is_leaf() {
+            return child.leaf_cost;
         }
-        self.key.clear();
-        self.key.extend_from_slice(&self.path);
-        let at = self.key.partition_point(|&x| x < item);
-        self.key.insert(at, item);
-        match self.cache.find(&self.key) {
-            Some(id) => {
-                let entry = self.cache.entry(id);
-                if entry.is_solved() {
-                    entry.cost
-                } else {
-                    entry.lower_bound
-                }
-            }
-            None => 0.0,
+        let (at, item) = (self.path.partition_point(|&x| x < child.item), child.item);
+        self.path.insert(at, item);
+        if I::BY_ROWS {
+            self.cover.intersect(self.data.item_mask(item));
         }
+        let known = self
+            .cache
+            .find(self.key())
+            .map(|id| self.cache.known(id, child.limits));
+        if I::BY_ROWS {
+            self.cover.backtrack();
+        }
+        self.path.remove(at);
+        known.map_or(0.0, |k| k.solution.map_or(k.lower_bound, |(cost, _)| cost))
     }
 
     /// Lists the valid splits of the current node with their positive children's statistics.
@@ -439,16 +495,17 @@ impl<'a, C: PathCache, O: Objective> Engine<'a, C, O> {
 
     /// Sorts the candidates by the branching heuristic (stable: ties keep column order).
     fn order(&self, level: &mut Level, stats: &[f64]) {
-        let descending = match self.config.branching {
+        let (descending, gain): (bool, fn(&[f64], &[f64]) -> f64) = match self.config.branching {
             Branching::InOrder => return,
-            Branching::GainAscending => false,
-            Branching::GainDescending => true,
+            Branching::GainAscending => (false, information_gain),
+            Branching::GainDescending => (true, information_gain),
+            Branching::Gini => (true, gini_gain),
         };
         let len = stats.len();
         level.gains.resize(self.data.n_features(), 0.0);
         for &f in &level.candidates {
             let positive = &level.positive[f as usize * len..(f as usize + 1) * len];
-            level.gains[f as usize] = information_gain(stats, positive);
+            level.gains[f as usize] = gain(stats, positive);
         }
         let gains = &level.gains;
         level.candidates.sort_by(|&a, &b| {
@@ -462,52 +519,70 @@ impl<'a, C: PathCache, O: Objective> Engine<'a, C, O> {
     }
 
     /// Rebuilds the best tree from the cache (spec §5.5).
-    fn extract(&mut self, depth_left: u32, stats: &[f64], rows: u32) -> Tree {
+    fn extract(&mut self, limits: Limits, stats: &[f64], rows: u32) -> Tree {
         let mut builder = TreeBuilder::new(self.objective);
-        self.extract_node(&mut builder, depth_left, None, stats, rows);
+        self.extract_node(&mut builder, limits, None, stats, rows);
         builder.finish()
     }
 
     fn extract_node(
         &mut self,
         builder: &mut TreeBuilder<O>,
-        depth_left: u32,
+        limits: Limits,
         inline: Option<Decision>,
         stats: &[f64],
         rows: u32,
     ) {
         let decision = match inline {
             Some(decision) => decision,
-            None if depth_left == 0 => Decision::Leaf,
+            None if limits.is_leaf() => Decision::Leaf,
             None => self
                 .cache
-                .find(&self.path)
-                .map_or(Decision::Leaf, |id| self.cache.entry(id).decision),
+                .find(self.key())
+                .and_then(|id| self.cache.known(id, limits).solution)
+                .map_or(Decision::Leaf, |(_, decision)| decision),
         };
+        let child_depth = limits.depth.saturating_sub(1);
         let (feature, children) = match decision {
             Decision::Unsolved | Decision::Leaf => {
                 builder.leaf(stats, rows);
                 return;
             }
-            Decision::Split(feature) => (feature, [None, None]),
+            Decision::Split {
+                feature,
+                left,
+                right,
+            } => {
+                let cached = |nodes| (Limits::normalised(child_depth, nodes), None);
+                (feature, [cached(left), cached(right)])
+            }
             Decision::Terminal {
                 feature,
                 left,
                 right,
             } => {
-                let inline = |f: Option<u32>| Some(f.map_or(Decision::Leaf, Decision::Split));
+                let inline = |f: Option<u32>| {
+                    let decision = f.map_or(Decision::Leaf, |feature| Decision::Terminal {
+                        feature,
+                        left: None,
+                        right: None,
+                    });
+                    (Limits::normalised(child_depth, 1), Some(decision))
+                };
                 (feature, [inline(left), inline(right)])
             }
         };
         let node = builder.open(feature, stats, rows);
         let mut kids = [0; 2];
-        for ((value, inline), kid) in [false, true].into_iter().zip(children).zip(&mut kids) {
+        for ((value, (limits, inline)), kid) in
+            [false, true].into_iter().zip(children).zip(&mut kids)
+        {
             *kid = builder.len();
             let it = item(feature, value);
             self.push(it);
             let mut child_stats = vec![0.0; stats.len()];
             let child_rows = self.kernel.count(&self.cover, None, &mut child_stats);
-            self.extract_node(builder, depth_left - 1, inline, &child_stats, child_rows);
+            self.extract_node(builder, limits, inline, &child_stats, child_rows);
             self.pop(it);
         }
         builder.close(node, kids);

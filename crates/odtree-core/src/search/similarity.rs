@@ -1,12 +1,14 @@
 //! The similarity lower bound (MurTree §4.4, spec §5.4b).
 //!
-//! If a node with rows D1 and remaining depth d has optimal cost at least b, then a node with
-//! rows D2 and the same remaining depth costs at least `b - weight(D1 \ D2)`: removing rows
-//! lowers the optimum by at most their weight, and adding rows never lowers it. The bound holds
-//! for misclassification-like costs with `min_samples_leaf = 1` only: with larger minimum
-//! leaves, the tree of D1 may not be valid on D2 (checked by the oracle).
+//! If a node with rows D1 and a budget of depth d and n branching nodes has optimal cost at
+//! least b, then a node with rows D2 and the same depth and at most n nodes costs at least
+//! `b - weight(D1 \ D2)`: removing rows lowers the optimum by at most their weight, and adding
+//! rows never lowers it. The bound holds for misclassification-like costs (a fixed penalty per
+//! leaf included) with `min_samples_leaf = 1` only: with larger minimum leaves, the tree of D2
+//! may not be valid on fewer rows (the oracle tests find such a case).
 
 use crate::bitset::bits_of;
+use crate::cache::Limits;
 use crate::cover::Cover;
 use crate::stats::Weights;
 
@@ -14,6 +16,7 @@ use crate::stats::Weights;
 #[derive(Clone, Debug)]
 struct Reference {
     rows: Vec<u64>,
+    nodes: u32,
     bound: f64,
 }
 
@@ -28,7 +31,8 @@ pub(crate) struct SimilarityArchive {
 const KEPT: usize = 2;
 
 impl SimilarityArchive {
-    /// An empty archive for remaining depths up to `max_depth`.
+    /// An empty archive for remaining depths up to `max_depth`; a reference serves nodes of
+    /// its depth with at most its number of branching nodes.
     pub fn new(max_depth: u32) -> Self {
         Self {
             per_depth: vec![Vec::new(); max_depth as usize + 1],
@@ -46,14 +50,15 @@ impl SimilarityArchive {
     }
 
     /// The best similarity bound for the current node (0 when nothing is known).
-    pub fn bound(&mut self, cover: &Cover, depth_left: u32, weights: &Weights) -> f64 {
-        let references = &self.per_depth[depth_left as usize];
-        if references.is_empty() {
+    pub fn bound(&mut self, cover: &Cover, limits: Limits, weights: &Weights) -> f64 {
+        let references = &self.per_depth[limits.depth as usize];
+        if references.iter().all(|r| r.nodes < limits.nodes) {
             return 0.0;
         }
         self.load(cover);
         let mut best = 0.0f64;
-        for reference in &self.per_depth[depth_left as usize] {
+        let references = &self.per_depth[limits.depth as usize];
+        for reference in references.iter().filter(|r| r.nodes >= limits.nodes) {
             let removed = removed_weight(&reference.rows, &self.dense, weights);
             best = best.max(reference.bound - removed);
         }
@@ -62,12 +67,13 @@ impl SimilarityArchive {
 
     /// Records the current node, just evaluated, with a proven lower bound of its cost; it
     /// replaces the most similar archived node of the same remaining depth.
-    pub fn record(&mut self, cover: &Cover, depth_left: u32, bound: f64) {
+    pub fn record(&mut self, cover: &Cover, limits: Limits, bound: f64) {
         self.load(cover);
-        let references = &mut self.per_depth[depth_left as usize];
+        let references = &mut self.per_depth[limits.depth as usize];
         if references.len() < KEPT {
             references.push(Reference {
                 rows: self.dense.clone(),
+                nodes: limits.nodes,
                 bound,
             });
             return;
@@ -84,6 +90,7 @@ impl SimilarityArchive {
             .unwrap_or(0);
         let slot = &mut references[closest];
         slot.rows.copy_from_slice(&self.dense);
+        slot.nodes = limits.nodes;
         slot.bound = bound;
     }
 }
