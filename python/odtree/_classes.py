@@ -75,6 +75,9 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         ``None``: the preset's.
     depth2_solver : bool or None, default=None
         Solve subtrees of depth 2 with MurTree's counting solver. ``None``: the preset's.
+    incremental_counting : bool or None, default=None
+        Let the depth-2 solver update its pair counts by the rows that changed since the last
+        subproblem, when that is cheaper than recounting. ``None``: the preset's.
     similarity_bound : bool or None, default=None
         Use MurTree's similarity lower bound (only where it is valid: ``min_samples_leaf=1``).
         ``None``: the preset's.
@@ -142,6 +145,7 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         "cache": [StrOptions({"trie", "hash", "dataset"}), None],
         "branching": [StrOptions({"in_order", "gini", "gain_asc", "gain_desc"}), None],
         "depth2_solver": ["boolean", None],
+        "incremental_counting": ["boolean", None],
         "similarity_bound": ["boolean", None],
         "child_order": [StrOptions({"larger_error_first", "left_first"}), None],
         "thresholds": [StrOptions({"quantile", "midpoints", "tree"})],
@@ -150,8 +154,9 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(self, max_depth=3, min_samples_leaf=1, time_limit=None, upper_bound=None, *,
                  max_leaf_nodes=None, ccp_alpha=0.0, search="murtree", cache=None,
-                 branching=None, depth2_solver=None, similarity_bound=None, child_order=None,
-                 thresholds="quantile", n_thresholds=10):
+                 branching=None, depth2_solver=None, incremental_counting=None,
+                 similarity_bound=None, child_order=None, thresholds="quantile",
+                 n_thresholds=10):
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
         self.time_limit = time_limit
@@ -162,6 +167,7 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         self.cache = cache
         self.branching = branching
         self.depth2_solver = depth2_solver
+        self.incremental_counting = incremental_counting
         self.similarity_bound = similarity_bound
         self.child_order = child_order
         self.thresholds = thresholds
@@ -228,6 +234,7 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
             cache=self.cache,
             branching=self.branching,
             depth2=self.depth2_solver,
+            incremental=self.incremental_counting,
             similarity_bound=self.similarity_bound,
             child_order=self.child_order,
             sample_weight=weight[kept],

@@ -26,10 +26,11 @@ pub struct Budget {
 const CLOCK_EVERY: u32 = 64;
 
 impl Budget {
-    /// A budget with an optional time limit and an optional interrupt flag.
+    /// A budget with an optional time limit and an optional interrupt flag. A limit past what
+    /// the clock can represent means no limit.
     pub fn new(time_limit: Option<Duration>, interrupt: Option<Arc<AtomicBool>>) -> Self {
         Self {
-            deadline: time_limit.map(|t| Instant::now() + t),
+            deadline: time_limit.and_then(|t| Instant::now().checked_add(t)),
             interrupt,
             ticks: 0,
             stopped: None,

@@ -288,3 +288,46 @@ fn toy_example_dl85_visits_17_of_27_itemsets() {
         assert_eq!(leaf.label, expected);
     }
 }
+
+/// The similarity bound (MurTree §4.4) states `T(D_new) ≥ T(D_old) − w(D_old \ D_new)` for two
+/// row sets with the same depth budget. Searched over random tiny instances with the brute
+/// force: it never fails with `min_samples_leaf = 1`, and it does fail with larger minimum
+/// leaves, which is why the engine switches the bound off there.
+#[test]
+fn similarity_bound_holds_only_with_unit_min_leaf() {
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = move |bound: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % bound
+    };
+    let mut violations = [0; 3];
+    for _ in 0..3000 {
+        let (n_rows, n_features) = (4 + next(9) as usize, 1 + next(4) as usize);
+        let instance = Instance {
+            x: (0..n_rows * n_features).map(|_| next(2) as u8).collect(),
+            y: (0..n_rows).map(|_| next(2) as u32).collect(),
+            weights: vec![1.0; n_rows],
+            n_rows,
+            n_classes: 2,
+        };
+        let old: Vec<usize> = (0..n_rows).filter(|_| next(4) != 0).collect();
+        let new: Vec<usize> = (0..n_rows).filter(|_| next(4) != 0).collect();
+        let removed = old.iter().filter(|r| !new.contains(r)).count() as f64;
+        let depth = 1 + next(2) as u32;
+        for min_leaf in 1..=3 {
+            let rules = Rules::min_leaf(min_leaf);
+            let t_old = instance.brute_force(&old, depth, u32::MAX, &rules);
+            let t_new = instance.brute_force(&new, depth, u32::MAX, &rules);
+            if t_new < t_old - removed - 1e-9 {
+                violations[min_leaf as usize - 1] += 1;
+            }
+        }
+    }
+    assert_eq!(violations[0], 0, "the bound must hold with min_samples_leaf = 1");
+    assert!(
+        violations[1] > 0 && violations[2] > 0,
+        "expected counterexamples with larger minimum leaves: {violations:?}"
+    );
+}

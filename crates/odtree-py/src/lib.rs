@@ -53,7 +53,8 @@ impl PySolver {
     /// preset's choice.
     #[pyo3(signature = (*, max_depth, min_samples_leaf, upper_bound, search, max_nodes=None,
                         leaf_penalty=0.0, cache=None, branching=None, depth2=None,
-                        similarity_bound=None, child_order=None, sample_weight=None,
+                        incremental=None, similarity_bound=None, child_order=None,
+                        sample_weight=None,
                         time_limit=None))]
     #[allow(clippy::too_many_arguments)]
     fn solve<'py>(
@@ -68,6 +69,7 @@ impl PySolver {
         cache: Option<&str>,
         branching: Option<&str>,
         depth2: Option<bool>,
+        incremental: Option<bool>,
         similarity_bound: Option<bool>,
         child_order: Option<&str>,
         sample_weight: Option<PyReadonlyArray1<f64>>,
@@ -108,6 +110,7 @@ impl PySolver {
             };
         }
         config.depth2 = depth2.unwrap_or(config.depth2);
+        config.incremental = incremental.unwrap_or(config.incremental);
         config.similarity_bound = similarity_bound.unwrap_or(config.similarity_bound);
         config.validate().map_err(to_py_err)?;
         let weights: Option<Vec<f64>> = sample_weight.map(|w| w.as_array().to_vec());
