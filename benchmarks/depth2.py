@@ -200,8 +200,8 @@ def print_table(rows: list[dict], args: argparse.Namespace) -> None:
     print("\nRunners: " + ", ".join(f"{r} {versions.get(r, '?')}" for r in RUNNERS))
     print(
         f"Depth-2 fits; times in milliseconds, fastest of {args.repeats} repeat(s) (each of up "
-        f"to 5 runs when under 50 ms).\nnumpy: per-class float32 X_c.T @ X_c, one thread. "
-        f"Ratio = odtree time / other time: < 1 means odtree is faster."
+        "to 5 runs when under 50 ms).\nnumpy: per-class float32 X_c.T @ X_c, one thread. "
+        "Ratio = odtree time / other time: < 1 means odtree is faster."
     )
     others = RUNNERS[1:]
     headers = ["dataset", "rows", "features", *RUNNERS, *(f"odtree/{other}" for other in others)]

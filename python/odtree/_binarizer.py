@@ -25,6 +25,10 @@ from ._features import BinaryFeature
 COLUMN_KINDS = ("numeric", "categorical")
 _QUANTILE_TOLERANCE = 1e-12
 
+#: Array dtypes read as they are (no copy to float64): floats, integers and booleans.
+NUMERIC_DTYPES = [np.float64, np.float32, np.int64, np.int32, np.int16, np.int8, np.uint64,
+                  np.uint32, np.uint16, np.uint8, np.bool_]
+
 
 class Binarizer(TransformerMixin, BaseEstimator):
     """Binarize numeric and categorical columns into tests the optimal-tree search can split on.
@@ -136,11 +140,19 @@ class Binarizer(TransformerMixin, BaseEstimator):
         >>> binarizer.get_feature_names_out().tolist()  # the last row has no weight
         ['x0 <= 1.5', 'x0 <= 2.5']
         """
+        self._fit_kept(X, y, sample_weight)
+        return self
+
+    def _fit_kept(self, X, y, sample_weight):
+        """Fit, and return the binary matrix of the rows of non-zero weight (what the
+        estimators search on), reading ``X`` once."""
         numeric, categorical, kinds = self._read(X, reset=True)
         weight = _check_sample_weight(sample_weight, numeric, dtype=np.float64,
                                       ensure_non_negative=True)
         kept = weight > 0
-        numeric, weight = numeric[kept], weight[kept]
+        if not kept.all():
+            numeric, weight = numeric[kept], weight[kept]
+            categorical = {j: column[kept] for j, column in categorical.items()}
         names = _column_names(self)
         tree_thresholds = {}
         if self.strategy == "tree":
@@ -149,16 +161,20 @@ class Binarizer(TransformerMixin, BaseEstimator):
             y = np.asarray(y)
             check_consistent_length(kept, y)
             tree_thresholds = self._greedy_tree_thresholds(numeric, y[kept], weight, kinds)
+        # one vectorised pass finds the 0/1 columns, which pass through unchanged
+        zero_one = ((numeric == 0) | (numeric == 1)).all(axis=0)
         features = []
         for j, kind in enumerate(kinds):
-            if kind == "numeric":
+            if kind == "numeric" and zero_one[j]:
+                features.append(BinaryFeature(j, names[j], "binary"))
+            elif kind == "numeric":
                 features += self._numeric_features(j, names[j], numeric[:, j], weight,
                                                    tree_thresholds.get(j))
             else:
-                features += self._category_features(j, names[j], categorical[j][kept], weight)
+                features += self._category_features(j, names[j], categorical[j], weight)
         self.column_kinds_ = kinds
         self.features_ = features
-        return self
+        return self._binary_matrix(numeric, categorical)
 
     def transform(self, X):
         """Compute the binary features of ``X``.
@@ -185,8 +201,14 @@ class Binarizer(TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         numeric, categorical, _ = self._read(X, reset=False)
+        return self._binary_matrix(numeric, categorical)
+
+    def _binary_matrix(self, numeric, categorical) -> np.ndarray:
+        """The binary features of validated data (``_read``'s numeric and categorical parts)."""
         features = self.features_
         column = np.array([f.column for f in features], dtype=np.intp)
+        if self._passes_through(column):
+            return self._checked_binary(numeric, np.arange(len(features)))
         binary_X = np.zeros((numeric.shape[0], len(features)), dtype=np.uint8)
 
         is_threshold = np.array([f.kind == "threshold" for f in features], dtype=bool)
@@ -194,18 +216,30 @@ class Binarizer(TransformerMixin, BaseEstimator):
         binary_X[:, is_threshold] = numeric[:, column[is_threshold]] <= thresholds
 
         is_binary = np.array([f.kind == "binary" for f in features], dtype=bool)
-        passed = numeric[:, column[is_binary]]
-        not_binary = np.flatnonzero(((passed != 0) & (passed != 1)).any(axis=0))
-        if len(not_binary):
-            name = features[np.flatnonzero(is_binary)[not_binary[0]]].column_name
-            raise ValueError(f"column {name!r} held only 0 and 1 in fit but holds other values "
-                             "now; refit the binarizer on data that shows all its values")
-        binary_X[:, is_binary] = passed
+        binary_X[:, is_binary] = self._checked_binary(numeric[:, column[is_binary]],
+                                                      np.flatnonzero(is_binary))
 
         for i, feature in enumerate(features):
             if feature.kind == "category":
                 binary_X[:, i] = categorical[feature.column] == feature.value
         return binary_X
+
+    def _passes_through(self, column) -> bool:
+        """Whether every input column is a 0/1 column passed through unchanged, in order."""
+        return (len(column) == self.n_features_in_
+                and all(f.kind == "binary" for f in self.features_)
+                and np.array_equal(column, np.arange(len(column))))
+
+    def _checked_binary(self, passed, positions) -> np.ndarray:
+        """``passed`` (the values of the 0/1 features at ``positions``) as uint8, after
+        checking that they still hold only 0 and 1."""
+        binary = passed.astype(np.uint8)
+        wrong = np.flatnonzero((binary != passed).any(axis=0) | (binary > 1).any(axis=0))
+        if len(wrong):
+            name = self.features_[positions[wrong[0]]].column_name
+            raise ValueError(f"column {name!r} held only 0 and 1 in fit but holds other values "
+                             "now; refit the binarizer on data that shows all its values")
+        return binary
 
     def get_feature_names_out(self, input_features=None):
         """Names of the output columns: the test each one computes.
@@ -311,7 +345,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
         kinds = None if reset else self.column_kinds_
         if not _is_dataframe(X):
             if kinds is None or "categorical" not in kinds:
-                X = validate_data(self, X, reset=reset, dtype=np.float64)
+                X = validate_data(self, X, reset=reset, dtype=NUMERIC_DTYPES)
                 return X, {}, kinds or ["numeric"] * X.shape[1]
             import pandas as pd  # fitted on a DataFrame with categorical columns
 
@@ -354,8 +388,6 @@ class Binarizer(TransformerMixin, BaseEstimator):
     def _numeric_features(self, j, name, x, weight, tree_thresholds):
         """Features of numeric column ``j`` from its non-zero-weight values ``x``."""
         values, inverse = np.unique(x, return_inverse=True)
-        if np.all((values == 0) | (values == 1)):
-            return [BinaryFeature(j, name, "binary")]
         if self.strategy == "midpoints":
             thresholds = _midpoints(values[:-1], values[1:])
         elif self.strategy == "quantile":

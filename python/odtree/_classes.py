@@ -19,7 +19,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ._binarizer import Binarizer
+from ._binarizer import NUMERIC_DTYPES, Binarizer
 from ._tree import Tree
 from .exceptions import InfeasibleWarning, NotOptimalWarning
 
@@ -214,11 +214,10 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         self.classes_, y_encoded = np.unique(y, return_inverse=True)
         kept = weight > 0
         self.binarizer_ = Binarizer(strategy=self.thresholds, n_thresholds=self.n_thresholds)
-        self.binarizer_.fit(X, y, sample_weight=weight)
-        X_kept = X.iloc[kept] if _is_dataframe(X) else X[kept]
-        binary_X = np.ascontiguousarray(self.binarizer_.transform(X_kept), dtype=np.uint8)
+        binary_X = np.ascontiguousarray(self.binarizer_._fit_kept(X, y, weight), dtype=np.uint8)
         self.binary_features_ = list(self.binarizer_.features_)
-        self.binary_feature_names_ = self.binarizer_.get_feature_names_out()
+        self.binary_feature_names_ = np.array([f.name for f in self.binary_features_],
+                                              dtype=object)
         from . import _core  # the compiled search; imported here so the rest works without it
 
         solver = _core.Solver(binary_X, y_encoded[kept].astype(np.uint32), len(self.classes_))
@@ -253,7 +252,7 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
                 raise ValueError("Found a DataFrame with 0 rows: at least one row is required")
             validate_data(self, X, skip_check_array=True)
             return X, _check_target(y, len(X))
-        X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=np.float64)
+        X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=NUMERIC_DTYPES)
         return _densify(X), y
 
     def _set_result(self, result: dict) -> None:
@@ -289,7 +288,7 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         if not _is_dataframe(X):
             X = _densify(validate_data(self, X, reset=False, accept_sparse=("csr", "csc"),
-                                       dtype=np.float64))
+                                       dtype=NUMERIC_DTYPES))
         else:
             validate_data(self, X, reset=False, skip_check_array=True)
         return self.binarizer_.transform(X)

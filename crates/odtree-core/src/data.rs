@@ -64,14 +64,22 @@ impl Dataset {
         }
         let n_words = words_for(n_rows);
         let mut item_masks = vec![0u64; 2 * n_features * n_words];
-        for (row, values) in features
-            .chunks_exact(n_features.max(1))
-            .enumerate()
-            .take(n_rows)
-        {
-            for (feature, &value) in values.iter().enumerate().take(n_features) {
-                let it = item(feature as u32, value == 1) as usize;
-                item_masks[it * n_words + row / 64] |= 1 << (row % 64);
+        for (row, values) in features.chunks_exact(n_features.max(1)).enumerate() {
+            let (word, bit) = (row / 64, 1u64 << (row % 64));
+            for (feature, _) in values.iter().enumerate().filter(|(_, &v)| v == 1) {
+                item_masks[(2 * feature + 1) * n_words + word] |= bit;
+            }
+        }
+        // the rows where a feature is 0: the complement of its ones, within the rows
+        let mut all_rows = vec![u64::MAX; n_words];
+        if n_rows % 64 != 0 {
+            all_rows[n_words - 1] = (1u64 << (n_rows % 64)) - 1;
+        }
+        for feature in 0..n_features {
+            let (zeros, ones) = item_masks[2 * feature * n_words..(2 * feature + 2) * n_words]
+                .split_at_mut(n_words);
+            for ((zero, one), all) in zeros.iter_mut().zip(ones.iter()).zip(&all_rows) {
+                *zero = !one & all;
             }
         }
         let mut class_masks = vec![0u64; n_words * n_classes];

@@ -325,7 +325,10 @@ fn similarity_bound_holds_only_with_unit_min_leaf() {
             }
         }
     }
-    assert_eq!(violations[0], 0, "the bound must hold with min_samples_leaf = 1");
+    assert_eq!(
+        violations[0], 0,
+        "the bound must hold with min_samples_leaf = 1"
+    );
     assert!(
         violations[1] > 0 && violations[2] > 0,
         "expected counterexamples with larger minimum leaves: {violations:?}"

@@ -35,9 +35,15 @@ impl PySolver {
     #[new]
     fn new(x: PyReadonlyArray2<u8>, y: PyReadonlyArray1<u32>, n_classes: usize) -> PyResult<Self> {
         let (n_rows, _) = x.as_array().dim();
-        let features: Vec<u8> = x.as_array().iter().copied().collect();
-        let labels = y.as_slice()?.to_vec();
-        let data = Dataset::new(&features, n_rows, &labels, n_classes).map_err(to_py_err)?;
+        let copied: Vec<u8>;
+        let features = match x.as_slice() {
+            Ok(contiguous) => contiguous,
+            Err(_) => {
+                copied = x.as_array().iter().copied().collect();
+                &copied
+            }
+        };
+        let data = Dataset::new(features, n_rows, y.as_slice()?, n_classes).map_err(to_py_err)?;
         Ok(Self {
             solver: Arc::new(Solver::new(data)),
         })
