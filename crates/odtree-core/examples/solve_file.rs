@@ -1,5 +1,5 @@
 //! Solves one benchmark file (class first, then 0/1 features):
-//! `solve_file PATH DEPTH [trie|hash|dataset]`.
+//! `solve_file PATH DEPTH [trie|hash|dataset] [lexicographic]`.
 //! Used for profiling the engine without Python in the way.
 
 use odtree_core::{Budget, CacheKind, Dataset, SearchConfig, Solver};
@@ -13,6 +13,7 @@ fn main() {
         Some("dataset") => CacheKind::Dataset,
         _ => CacheKind::Trie,
     };
+    let lexicographic = args.next().as_deref() == Some("lexicographic");
     let text = std::fs::read_to_string(&path).expect("readable file");
     let rows: Vec<Vec<u32>> = text
         .lines()
@@ -33,6 +34,7 @@ fn main() {
     let config = SearchConfig {
         max_depth: depth,
         cache,
+        lexicographic,
         ..SearchConfig::default()
     };
     let solution = Solver::new(data)

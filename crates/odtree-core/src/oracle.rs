@@ -60,6 +60,44 @@ impl Instance {
         best
     }
 
+    /// The least (cost, leaves) pair, compared lexicographically, by exhaustive search.
+    fn brute_force_lexicographic(
+        &self,
+        rows: &[usize],
+        depth: u32,
+        nodes: u32,
+        rules: &Rules,
+    ) -> (f64, u32) {
+        let better =
+            |a: (f64, u32), b: (f64, u32)| a.0 < b.0 - 1e-9 || (a.0 <= b.0 + 1e-9 && a.1 < b.1);
+        let mut best = (self.leaf_cost(rows) + rules.penalty, 1);
+        if depth == 0 || nodes == 0 {
+            return best;
+        }
+        let nodes = nodes.min((1 << depth) - 1);
+        for f in 0..self.n_features() {
+            let (right, left): (Vec<usize>, Vec<usize>) =
+                rows.iter().partition(|&&r| self.value(r, f));
+            if left.len() < rules.min_leaf || right.len() < rules.min_leaf {
+                continue;
+            }
+            for left_nodes in 0..nodes {
+                let l = self.brute_force_lexicographic(&left, depth - 1, left_nodes, rules);
+                let r = self.brute_force_lexicographic(
+                    &right,
+                    depth - 1,
+                    nodes - 1 - left_nodes,
+                    rules,
+                );
+                let candidate = (l.0 + r.0, l.1 + r.1);
+                if better(candidate, best) {
+                    best = candidate;
+                }
+            }
+        }
+        best
+    }
+
     fn optimum(&self, depth: u32, rules: &Rules) -> f64 {
         let rows: Vec<usize> = (0..self.n_rows)
             .filter(|&r| self.weights[r] > 0.0)
@@ -194,6 +232,29 @@ proptest! {
                 "{:?}: got {} expected {}", config, solution.objective, expected);
             prop_assert!((solution.lower_bound - expected).abs() < tol);
             check_tree(&solution, config);
+        }
+    }
+
+    #[test]
+    fn lexicographic_search_finds_the_fewest_leaves(
+        instance in instances(),
+        depth in 1u32..=3,
+        min_leaf in 1u32..=2,
+        max_nodes in prop_oneof![Just(None), (1u32..=7).prop_map(Some)],
+    ) {
+        let rules = Rules { max_nodes, ..Rules::min_leaf(min_leaf) };
+        let rows: Vec<usize> = (0..instance.n_rows).filter(|&r| instance.weights[r] > 0.0).collect();
+        let (cost, leaves) = instance.brute_force_lexicographic(
+            &rows, depth, max_nodes.unwrap_or(u32::MAX), &rules);
+        let data = Dataset::new(&instance.x, instance.n_rows, &instance.y, instance.n_classes).unwrap();
+        let solver = Solver::new(data);
+        for config in all_configs(depth, &rules).iter().skip(instance.n_rows % 8).step_by(8) {
+            let config = SearchConfig { lexicographic: true, ..config.clone() };
+            let solution = solver.solve(&config, Some(&instance.weights), Budget::default()).unwrap();
+            prop_assert_eq!(solution.status, Status::Optimal);
+            prop_assert!((solution.objective - cost).abs() < 1e-9, "{:?}", config);
+            prop_assert_eq!(solution.tree.n_leaves() as u32, leaves, "{:?}", config);
+            check_tree(&solution, &config);
         }
     }
 

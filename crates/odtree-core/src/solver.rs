@@ -1,11 +1,11 @@
 //! The public entry point: a solver built once per dataset and solved many times.
 
 use crate::budget::{Budget, Stop};
-use crate::cache::{DatasetIndex, KeyIndex, PathIndex, TrieIndex};
+use crate::cache::{DatasetIndex, PathIndex, TrieIndex};
 use crate::data::Dataset;
 use crate::error::Result;
 use crate::objective::{Misclassification, Objective, Penalised};
-use crate::search::{CacheKind, Engine, SearchConfig, SearchOutcome};
+use crate::search::{CacheKind, Cost, Engine, Lexicographic, SearchConfig, SearchOutcome};
 use crate::stats::Weights;
 use crate::tree::Tree;
 use std::time::Instant;
@@ -103,25 +103,35 @@ impl Solver {
             class_totals[label as usize] += weights.of(row);
         }
         let objective = Penalised::new(Misclassification::new(&class_totals), config.leaf_penalty);
-        let mut outcome = match config.cache {
-            CacheKind::Trie => self.search::<TrieIndex, _>(&weights, &objective, config, budget),
-            CacheKind::Hash => self.search::<PathIndex, _>(&weights, &objective, config, budget),
-            CacheKind::Dataset => {
-                self.search::<DatasetIndex, _>(&weights, &objective, config, budget)
-            }
+        let mut outcome = if config.lexicographic {
+            self.search_with::<Lexicographic, _>(&weights, &objective, config, budget)
+        } else {
+            self.search_with::<f64, _>(&weights, &objective, config, budget)
         };
         outcome.tree.map_features(|f| self.features[f as usize]);
         Ok(Self::finish(outcome, start))
     }
 
-    fn search<I: KeyIndex, O: Objective>(
+    /// Runs the engine with the cache kind of `config`, minimising costs of type `C`.
+    fn search_with<C: Cost, O: Objective>(
         &self,
         weights: &Weights,
         objective: &O,
         config: &SearchConfig,
         budget: Budget,
     ) -> SearchOutcome {
-        Engine::<I, O>::new(&self.data, weights, objective, config, budget).run()
+        let data = &self.data;
+        match config.cache {
+            CacheKind::Trie => {
+                Engine::<TrieIndex, O, C>::new(data, weights, objective, config, budget).run()
+            }
+            CacheKind::Hash => {
+                Engine::<PathIndex, O, C>::new(data, weights, objective, config, budget).run()
+            }
+            CacheKind::Dataset => {
+                Engine::<DatasetIndex, O, C>::new(data, weights, objective, config, budget).run()
+            }
+        }
     }
 
     fn finish(outcome: SearchOutcome, start: Instant) -> Solution {

@@ -58,7 +58,7 @@ impl PySolver {
     /// `search` picks the preset ("murtree" or "dl85"); each switch left at `None` keeps the
     /// preset's choice.
     #[pyo3(signature = (*, max_depth, min_samples_leaf, upper_bound, search, max_nodes=None,
-                        leaf_penalty=0.0, cache=None, branching=None, depth2=None,
+                        leaf_penalty=0.0, lexicographic=false, cache=None, branching=None, depth2=None,
                         incremental=None, similarity_bound=None, child_order=None,
                         sample_weight=None,
                         time_limit=None))]
@@ -72,6 +72,7 @@ impl PySolver {
         search: &str,
         max_nodes: Option<u32>,
         leaf_penalty: f64,
+        lexicographic: bool,
         cache: Option<&str>,
         branching: Option<&str>,
         depth2: Option<bool>,
@@ -91,6 +92,7 @@ impl PySolver {
         config.upper_bound = upper_bound;
         config.max_nodes = max_nodes;
         config.leaf_penalty = leaf_penalty;
+        config.lexicographic = lexicographic;
         if let Some(cache) = cache {
             config.cache = match cache {
                 "trie" => CacheKind::Trie,

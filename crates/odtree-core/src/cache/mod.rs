@@ -19,6 +19,7 @@ pub use trie::TrieIndex;
 
 use crate::cover::Cover;
 use crate::data::Item;
+use crate::search::Cost;
 use std::mem::size_of;
 
 /// How the best subtree of a cached subproblem is rebuilt.
@@ -100,13 +101,13 @@ impl Limits {
 
 /// What the cache knows about one subproblem under one budget.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Entry {
+pub struct Entry<C> {
     /// The limits this entry is about.
     pub limits: Limits,
     /// Proven lower bound on the optimal cost.
-    pub lower_bound: f64,
+    pub lower_bound: C,
     /// Cost of the solution in `decision` (meaningless while unsolved).
-    pub cost: f64,
+    pub cost: C,
     /// The best subtree's root decision.
     pub decision: Decision,
     /// Next entry of the same subproblem (`NONE` ends the list).
@@ -115,7 +116,7 @@ pub struct Entry {
 
 const NONE: u32 = u32::MAX;
 
-impl Entry {
+impl<C> Entry<C> {
     /// Whether the entry holds a solution.
     pub fn is_solved(&self) -> bool {
         self.decision != Decision::Unsolved
@@ -148,23 +149,23 @@ pub trait KeyIndex: Default {
 
 /// What the cache proves about a subproblem under a budget.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Known {
+pub struct Known<C> {
     /// An optimal solution: its cost and root decision.
-    pub solution: Option<(f64, Decision)>,
+    pub solution: Option<(C, Decision)>,
     /// The best lower bound.
-    pub lower_bound: f64,
+    pub lower_bound: C,
 }
 
 /// A cache: a key index and the budget entries of every subproblem.
 #[derive(Debug, Default)]
-pub struct Cache<I> {
+pub struct Cache<I, C> {
     index: I,
     /// First entry of each subproblem.
     heads: Vec<u32>,
-    entries: Vec<Entry>,
+    entries: Vec<Entry<C>>,
 }
 
-impl<I: KeyIndex> Cache<I> {
+impl<I: KeyIndex, C: Cost> Cache<I, C> {
     /// An empty cache.
     pub fn new() -> Self {
         Self {
@@ -190,7 +191,7 @@ impl<I: KeyIndex> Cache<I> {
         id
     }
 
-    fn entries_of(&self, id: u32) -> impl Iterator<Item = &Entry> {
+    fn entries_of(&self, id: u32) -> impl Iterator<Item = &Entry<C>> {
         let mut at = self.heads[id as usize];
         std::iter::from_fn(move || {
             let entry = self.entries.get(at as usize)?;
@@ -202,10 +203,10 @@ impl<I: KeyIndex> Cache<I> {
     /// What is known of subproblem `id` under `budget`: a solution stored for a budget at
     /// least as large whose tree fits this one (MurTree Prop. 10), and the largest lower bound
     /// stored for a budget at least as large (Prop. 11).
-    pub fn known(&self, id: u32, budget: Limits) -> Known {
+    pub fn known(&self, id: u32, budget: Limits) -> Known<C> {
         let mut known = Known {
             solution: None,
-            lower_bound: 0.0,
+            lower_bound: C::ZERO,
         };
         for entry in self.entries_of(id) {
             let b = entry.limits;
@@ -222,7 +223,7 @@ impl<I: KeyIndex> Cache<I> {
     }
 
     /// The entry of subproblem `id` for exactly `budget`, created if missing.
-    pub fn entry_mut(&mut self, id: u32, budget: Limits) -> &mut Entry {
+    pub fn entry_mut(&mut self, id: u32, budget: Limits) -> &mut Entry<C> {
         let mut at = self.heads[id as usize];
         while at != NONE {
             if self.entries[at as usize].limits == budget {
@@ -233,8 +234,8 @@ impl<I: KeyIndex> Cache<I> {
         let at = self.entries.len();
         self.entries.push(Entry {
             limits: budget,
-            lower_bound: 0.0,
-            cost: f64::INFINITY,
+            lower_bound: C::ZERO,
+            cost: C::INFINITY,
             decision: Decision::Unsolved,
             next: self.heads[id as usize],
         });
@@ -244,7 +245,7 @@ impl<I: KeyIndex> Cache<I> {
 
     /// Records the best solution found for subproblem `id` under `budget`. Only a `proven`
     /// optimum raises the lower bound (a search stopped early stores its incumbents too).
-    pub fn store(&mut self, id: u32, budget: Limits, cost: f64, decision: Decision, proven: bool) {
+    pub fn store(&mut self, id: u32, budget: Limits, cost: C, decision: Decision, proven: bool) {
         let entry = self.entry_mut(id, budget);
         entry.cost = cost;
         entry.decision = decision;
@@ -254,7 +255,7 @@ impl<I: KeyIndex> Cache<I> {
     }
 
     /// Raises the lower bound of subproblem `id` under `budget` (bounds only grow).
-    pub fn raise(&mut self, id: u32, budget: Limits, bound: f64) {
+    pub fn raise(&mut self, id: u32, budget: Limits, bound: C) {
         let entry = self.entry_mut(id, budget);
         entry.lower_bound = entry.lower_bound.max(bound);
     }
@@ -278,7 +279,7 @@ impl<I: KeyIndex> Cache<I> {
     pub fn bytes(&self) -> usize {
         self.index.bytes()
             + self.heads.capacity() * size_of::<u32>()
-            + self.entries.capacity() * size_of::<Entry>()
+            + self.entries.capacity() * size_of::<Entry<C>>()
     }
 }
 
@@ -289,7 +290,7 @@ mod tests {
     fn keyed<I: KeyIndex>(paths: &[&[Item]]) {
         let data_rows = [0b1111u64, 0b1];
         let mut cover = Cover::new(&data_rows);
-        let mut cache = Cache::<I>::new();
+        let mut cache = Cache::<I, f64>::new();
         fn key<'a>(path: &'a [Item], cover: &'a Cover) -> Key<'a> {
             Key { path, cover }
         }

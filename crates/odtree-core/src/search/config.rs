@@ -47,6 +47,9 @@ pub struct SearchConfig {
     pub max_nodes: Option<u32>,
     /// Cost of each leaf added to the objective, in objective units (sparse trees).
     pub leaf_penalty: f64,
+    /// Among the trees of least objective, find one with the fewest leaves (MurTree §4.8.4),
+    /// by comparing (objective, leaves) pairs inside the search.
+    pub lexicographic: bool,
     /// Only trees with a cost strictly below this are wanted (exclusive bound).
     pub upper_bound: f64,
     /// Feature order.
@@ -80,6 +83,7 @@ impl Default for SearchConfig {
             min_samples_leaf: 1,
             max_nodes: None,
             leaf_penalty: 0.0,
+            lexicographic: false,
             upper_bound: f64::INFINITY,
             branching: Branching::InOrder,
             cache: CacheKind::Trie,

@@ -9,6 +9,7 @@
 //! row of counts in integers; the children's features are recovered for the winners only.
 
 use super::counts::Counters;
+use super::Cost;
 use crate::bitset::bits_of;
 use crate::cache::Decision;
 use crate::cover::Cover;
@@ -18,7 +19,7 @@ use crate::stats::Weights;
 
 /// Reusable buffers of the depth-2 solver.
 #[derive(Debug, Default)]
-pub(crate) struct Depth2 {
+pub(crate) struct Depth2<C> {
     /// `gathered[i * n_words + k]`: the cover's k-th non-zero word restricted to candidate i.
     gathered: Vec<u64>,
     /// `classes[k * n_classes + c]`: class masks of the cover's k-th non-zero word.
@@ -28,8 +29,8 @@ pub(crate) struct Depth2 {
     /// Leaf costs of each root's left / right child.
     leaves: Vec<(f64, f64)>,
     /// Best subtree of each root's left / right child: (cost, split feature).
-    best_left: Vec<(f64, Option<u32>)>,
-    best_right: Vec<(f64, Option<u32>)>,
+    best_left: Vec<(C, Option<u32>)>,
+    best_right: Vec<(C, Option<u32>)>,
     /// Statistics of the pairs (weighted path only), `[(i * n + j) * len]`, and their row counts.
     pair_stats: Vec<f64>,
     pair_rows: Vec<u32>,
@@ -76,12 +77,26 @@ pub(crate) struct Rules<'a, O> {
 
 /// The best subtrees with one, two and three branching nodes (`[0]`, `[1]`, `[2]`), each with
 /// its cost; a smaller tree replaces a larger one that is no better (MurTree §4.3).
-pub(crate) type Trees = [(f64, Decision); 3];
+pub(crate) type Trees<C> = [(C, Decision); 3];
 
-impl Depth2 {
+/// Keeps the smaller tree where a larger one is no better.
+fn prefer_smaller<C: Cost>(trees: &mut Trees<C>, tolerance: f64) {
+    for k in 1..3 {
+        if !trees[k].0.below(trees[k - 1].0, tolerance) {
+            trees[k] = trees[k - 1];
+        }
+    }
+}
+
+impl<C: Cost> Depth2<C> {
     /// The optimal subtrees of depth ≤ `depth_left` (1 or 2) with at most 1, 2 and 3
     /// branching nodes.
-    pub fn solve<O: Objective>(&mut self, rules: &Rules<O>, node: &Node, depth_left: u32) -> Trees {
+    pub fn solve<O: Objective>(
+        &mut self,
+        rules: &Rules<O>,
+        node: &Node,
+        depth_left: u32,
+    ) -> Trees<C> {
         if depth_left >= 2 && node.candidates.len() >= 2 && rules.data.n_classes() == 2 {
             if let (Some(weight), Some(per_leaf)) = (
                 rules.weights.uniform(),
@@ -110,8 +125,8 @@ impl Depth2 {
                 rules.objective.leaf_cost(single),
             );
             self.leaves.push(costs);
-            self.best_left.push((costs.0, None));
-            self.best_right.push((costs.1, None));
+            self.best_left.push((C::leaf(costs.0), None));
+            self.best_right.push((C::leaf(costs.1), None));
         }
         if depth_left >= 2 && n >= 2 {
             match rules.weights.uniform() {
@@ -119,11 +134,11 @@ impl Depth2 {
                 None => self.count_pairs_weighted(rules, node, rules.weights.per_row()),
             }
         }
-        let leaf = (node.leaf.cost, Decision::Leaf);
+        let leaf = (C::leaf(node.leaf.cost), Decision::Leaf);
         let mut trees = [leaf; 3];
         let tol = rules.tolerance;
-        let mut relax = |slot: usize, cost: f64, feature: u32, left, right| {
-            if cost < trees[slot].0 - tol {
+        let mut relax = |slot: usize, cost: C, feature: u32, left, right| {
+            if cost.below(trees[slot].0, tol) {
                 trees[slot] = (
                     cost,
                     Decision::Terminal {
@@ -135,21 +150,17 @@ impl Depth2 {
             }
         };
         for (i, &feature) in node.candidates.iter().enumerate() {
-            let (leaf_left, leaf_right) = self.leaves[i];
+            let (leaf_left, leaf_right) = (C::leaf(self.leaves[i].0), C::leaf(self.leaves[i].1));
             let (left, right) = (self.best_left[i], self.best_right[i]);
             relax(0, leaf_left + leaf_right, feature, None, None);
-            if left.0 + leaf_right <= leaf_left + right.0 {
+            if !(leaf_left + right.0).below(left.0 + leaf_right, 0.0) {
                 relax(1, left.0 + leaf_right, feature, left.1, None);
             } else {
                 relax(1, leaf_left + right.0, feature, None, right.1);
             }
             relax(2, left.0 + right.0, feature, left.1, right.1);
         }
-        for k in 1..3 {
-            if trees[k].0 >= trees[k - 1].0 - tol {
-                trees[k] = trees[k - 1];
-            }
-        }
+        prefer_smaller(&mut trees, tol);
         trees
     }
 
@@ -161,7 +172,7 @@ impl Depth2 {
         node: &Node,
         weight: f64,
         per_leaf: f64,
-    ) -> Trees {
+    ) -> Trees<C> {
         let data = rules.data;
         let n = data.n_features();
         let counters = self
@@ -183,12 +194,20 @@ impl Depth2 {
                 .push(best_child_splits(row, &self.singles, (total, total1), i, m));
         }
         let errors = |rows: i32, class1: i32| (rows - class1).min(class1);
-        let cost = |errors: i32, leaves: u32| errors as f64 * weight + leaves as f64 * per_leaf;
+        let leaf = C::leaf(per_leaf);
+        let cost = |errors: i32, leaves: u32| {
+            let one = C::value(errors as f64 * weight) + leaf;
+            if leaves == 1 {
+                one
+            } else {
+                one + leaf
+            }
+        };
         let tol = rules.tolerance;
         // (cost, index of the root among the candidates, left splits, right splits)
-        let mut best = [(node.leaf.cost, usize::MAX, false, false); 3];
-        let mut relax = |slot: usize, value: f64, at: usize, left: bool, right: bool| {
-            if value < best[slot].0 - tol {
+        let mut best = [(C::leaf(node.leaf.cost), usize::MAX, false, false); 3];
+        let mut relax = |slot: usize, value: C, at: usize, left: bool, right: bool| {
+            if value.below(best[slot].0, tol) {
                 best[slot] = (value, at, left, right);
             }
         };
@@ -201,14 +220,14 @@ impl Depth2 {
             let (split_left, split_right) = self.split_errors[at];
             let split = |e: i32| {
                 if e == i32::MAX {
-                    f64::INFINITY
+                    C::INFINITY
                 } else {
                     cost(e, 2)
                 }
             };
             let (split_left, split_right) = (split(split_left), split(split_right));
-            let left_splits = split_left < leaf_left - tol;
-            let right_splits = split_right < leaf_right - tol;
+            let left_splits = split_left.below(leaf_left, tol);
+            let right_splits = split_right.below(leaf_right, tol);
             let left = if left_splits { split_left } else { leaf_left };
             let right = if right_splits {
                 split_right
@@ -216,14 +235,14 @@ impl Depth2 {
                 leaf_right
             };
             relax(0, leaf_left + leaf_right, at, false, false);
-            if left + leaf_right <= leaf_left + right {
+            if !(leaf_left + right).below(left + leaf_right, 0.0) {
                 relax(1, left + leaf_right, at, left_splits, false);
             } else {
                 relax(1, leaf_left + right, at, false, right_splits);
             }
             relax(2, left + right, at, left_splits, right_splits);
         }
-        let mut trees = [(node.leaf.cost, Decision::Leaf); 3];
+        let mut trees = [(C::leaf(node.leaf.cost), Decision::Leaf); 3];
         for (tree, &(value, at, left, right)) in trees.iter_mut().zip(&best) {
             if at == usize::MAX {
                 continue;
@@ -254,11 +273,7 @@ impl Depth2 {
                 },
             );
         }
-        for k in 1..3 {
-            if trees[k].0 >= trees[k - 1].0 - tol {
-                trees[k] = trees[k - 1];
-            }
-        }
+        prefer_smaller(&mut trees, tol);
         trees
     }
 
@@ -423,9 +438,10 @@ impl Depth2 {
         ];
         let m = rules.min_samples_leaf;
         let tol = rules.tolerance;
-        let relax = |slot: &mut (f64, Option<u32>), a: usize, b: usize, feature: usize| {
-            if rows[a] >= m && rows[b] >= m && cost[a] + cost[b] < slot.0 - tol {
-                *slot = (cost[a] + cost[b], Some(feature as u32));
+        let relax = |slot: &mut (C, Option<u32>), a: usize, b: usize, feature: usize| {
+            let split = C::leaf(cost[a]) + C::leaf(cost[b]);
+            if rows[a] >= m && rows[b] >= m && split.below(slot.0, tol) {
+                *slot = (split, Some(feature as u32));
             }
         };
         relax(&mut self.best_left[i], 0, 1, fj);

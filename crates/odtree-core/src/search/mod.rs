@@ -5,12 +5,14 @@
 //! exists it records `ub` (or a refined bound) as a proven lower bound of the node (spec §2.6).
 
 mod config;
+mod cost;
 mod counts;
 mod depth2;
 mod order;
 mod similarity;
 
 pub use config::{Branching, CacheKind, ChildOrder, SearchConfig};
+pub use cost::{Cost, Lexicographic};
 pub use order::{gini_gain, information_gain};
 
 use crate::budget::{Budget, Stop};
@@ -25,17 +27,17 @@ use similarity::SimilarityArchive;
 
 /// The result of solving one node under an upper bound.
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Outcome {
+enum Outcome<C> {
     /// The node's optimal cost (which may still be ≥ the bound the caller asked for) and the
     /// number of branching nodes of its best subtree.
-    Solved(f64, u32),
+    Solved(C, u32),
     /// No subtree costs less than the bound; the node's cost is at least this.
-    Infeasible(f64),
+    Infeasible(C),
 }
 
-impl Outcome {
+impl<C: Copy> Outcome<C> {
     /// A lower bound on the node's cost.
-    fn bound(self) -> f64 {
+    fn bound(self) -> C {
         match self {
             Outcome::Solved(cost, _) | Outcome::Infeasible(cost) => cost,
         }
@@ -55,11 +57,11 @@ struct Level {
 
 /// One child of a candidate split.
 #[derive(Clone, Copy)]
-struct Child<'s> {
+struct Child<'s, C> {
     item: Item,
     stats: &'s [f64],
     rows: u32,
-    leaf_cost: f64,
+    leaf_cost: C,
     limits: Limits,
 }
 
@@ -81,21 +83,21 @@ pub struct SearchOutcome {
 }
 
 /// One search: the data, the objective, the settings and all mutable state.
-pub(crate) struct Engine<'a, I: KeyIndex, O: Objective> {
+pub(crate) struct Engine<'a, I: KeyIndex, O: Objective, C: Cost> {
     data: &'a Dataset,
     weights: &'a Weights,
     objective: &'a O,
     config: &'a SearchConfig,
     kernel: ClassWeights<'a>,
-    cache: Cache<I>,
+    cache: Cache<I, C>,
     cover: Cover,
     /// The current path, sorted: the cache key of the current node.
     path: Vec<Item>,
     on_path: Vec<bool>,
     levels: Vec<Level>,
-    depth2: Depth2,
+    depth2: Depth2<C>,
     /// Evaluated nodes for the similarity bound, when it is valid and switched on.
-    similarity: Option<SimilarityArchive>,
+    similarity: Option<SimilarityArchive<C>>,
     /// Whether nodes with no depth left are cached too (DL8.5 caches every node it visits).
     cache_leaves: bool,
     use_depth2: bool,
@@ -105,7 +107,7 @@ pub(crate) struct Engine<'a, I: KeyIndex, O: Objective> {
     pub budget: Budget,
 }
 
-impl<'a, I: KeyIndex, O: Objective> Engine<'a, I, O> {
+impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
     /// Prepares a search of `data` weighted by `weights`.
     pub fn new(
         data: &'a Dataset,
@@ -150,13 +152,13 @@ impl<'a, I: KeyIndex, O: Objective> Engine<'a, I, O> {
         self.tolerance = 1e-9 * total.max(1.0);
         let max_depth = self.config.max_depth.min(self.data.n_features() as u32);
         let limits = Limits::normalised(max_depth, self.config.max_nodes.unwrap_or(u32::MAX));
-        let outcome = self.solve(limits, self.config.upper_bound, &stats, rows);
-        let infeasible = matches!(outcome, Outcome::Infeasible(_))
-            || outcome.bound() >= self.config.upper_bound - self.tolerance;
-        let root_bound = self
-            .cache
-            .find(self.key())
-            .map_or(0.0, |id| self.cache.known(id, limits).lower_bound);
+        let upper_bound = C::value(self.config.upper_bound);
+        let outcome = self.solve(limits, upper_bound, &stats, rows);
+        let infeasible =
+            matches!(outcome, Outcome::Infeasible(_)) || !self.below(outcome.bound(), upper_bound);
+        let root_bound = self.cache.find(self.key()).map_or(0.0, |id| {
+            self.cache.known(id, limits).lower_bound.objective()
+        });
         let tree = if infeasible {
             let mut builder = TreeBuilder::new(self.objective);
             builder.leaf(&stats, rows);
@@ -181,8 +183,8 @@ impl<'a, I: KeyIndex, O: Objective> Engine<'a, I, O> {
 
     /// `a < b`, beyond rounding noise.
     #[inline]
-    fn below(&self, a: f64, b: f64) -> bool {
-        a < b - self.tolerance
+    fn below(&self, a: C, b: C) -> bool {
+        a.below(b, self.tolerance)
     }
 
     /// The cache key of the current node.
@@ -194,7 +196,7 @@ impl<'a, I: KeyIndex, O: Objective> Engine<'a, I, O> {
         }
     }
 
-    fn store(&mut self, id: u32, limits: Limits, cost: f64, decision: Decision) -> Outcome {
+    fn store(&mut self, id: u32, limits: Limits, cost: C, decision: Decision) -> Outcome<C> {
         let proven = self.budget.stopped().is_none();
         self.cache.store(id, limits, cost, decision, proven);
         Outcome::Solved(cost, decision.size())
@@ -202,10 +204,11 @@ impl<'a, I: KeyIndex, O: Objective> Engine<'a, I, O> {
 
     /// Solves the current node (the rows of `self.cover`, reached by `self.path`) within
     /// `limits` (normalised), looking for a subtree cheaper than `ub`.
-    fn solve(&mut self, limits: Limits, ub: f64, stats: &[f64], rows: u32) -> Outcome {
+    fn solve(&mut self, limits: Limits, ub: C, stats: &[f64], rows: u32) -> Outcome<C> {
         let leaf = self.objective.leaf(stats);
+        let leaf_cost = C::leaf(leaf.cost);
         if limits.is_leaf() && !self.cache_leaves {
-            return Outcome::Solved(leaf.cost, 0);
+            return Outcome::Solved(leaf_cost, 0);
         }
         let key = Key {
             path: &self.path,
@@ -219,7 +222,7 @@ impl<'a, I: KeyIndex, O: Objective> Engine<'a, I, O> {
         let mut lower_bound = known.lower_bound;
         if let Some(archive) = self.similarity.as_mut().filter(|_| !limits.is_leaf()) {
             let bound = archive.bound(&self.cover, limits, self.weights);
-            if bound > lower_bound {
+            if lower_bound.below(bound, 0.0) {
                 lower_bound = bound;
                 self.cache.raise(id, limits, bound);
             }
@@ -230,10 +233,10 @@ impl<'a, I: KeyIndex, O: Objective> Engine<'a, I, O> {
         let min_rows = self.config.min_samples_leaf;
         if limits.is_leaf()
             || rows < 2 * min_rows
-            || leaf.cost <= lower_bound + self.tolerance
+            || !self.below(lower_bound, leaf_cost)
             || self.budget.check().is_some()
         {
-            return self.store(id, limits, leaf.cost, Decision::Leaf);
+            return self.store(id, limits, leaf_cost, Decision::Leaf);
         }
         let depth = self.path.len();
         let mut level = std::mem::take(&mut self.levels[depth]);
@@ -242,7 +245,16 @@ impl<'a, I: KeyIndex, O: Objective> Engine<'a, I, O> {
             self.solve_depth2(&level, id, limits, stats, rows, leaf)
         } else {
             self.order(&mut level, stats);
-            self.branch(&mut level, id, limits, ub, stats, rows, leaf, lower_bound)
+            self.branch(
+                &mut level,
+                id,
+                limits,
+                ub,
+                stats,
+                rows,
+                leaf_cost,
+                lower_bound,
+            )
         };
         self.levels[depth] = level;
         if let Some(archive) = self
@@ -264,7 +276,7 @@ impl<'a, I: KeyIndex, O: Objective> Engine<'a, I, O> {
         stats: &[f64],
         rows: u32,
         leaf: Leaf,
-    ) -> Outcome {
+    ) -> Outcome<C> {
         let rules = depth2::Rules {
             data: self.data,
             weights: self.weights,
@@ -301,20 +313,20 @@ impl<'a, I: KeyIndex, O: Objective> Engine<'a, I, O> {
         level: &mut Level,
         id: u32,
         limits: Limits,
-        ub_in: f64,
+        ub_in: C,
         stats: &[f64],
         rows: u32,
-        leaf: Leaf,
-        node_bound: f64,
-    ) -> Outcome {
+        leaf: C,
+        node_bound: C,
+    ) -> Outcome<C> {
         let len = stats.len();
         let mut ub = ub_in;
-        let mut best: Option<(f64, Decision)> = None;
-        if self.config.leaf_incumbent && self.below(leaf.cost, ub) {
-            best = Some((leaf.cost, Decision::Leaf));
-            ub = leaf.cost;
+        let mut best: Option<(C, Decision)> = None;
+        if self.config.leaf_incumbent && self.below(leaf, ub) {
+            best = Some((leaf, Decision::Leaf));
+            ub = leaf;
         }
-        let mut refined = f64::INFINITY;
+        let mut refined = C::INFINITY;
         let child_depth = limits.depth - 1;
         let most = Limits::full_nodes(child_depth).min(limits.nodes - 1);
         let least = limits.nodes - 1 - most;
@@ -331,19 +343,19 @@ impl<'a, I: KeyIndex, O: Objective> Engine<'a, I, O> {
                 item: item(f, false),
                 stats: negative,
                 rows: rows - positive_rows,
-                leaf_cost: self.objective.leaf_cost(negative),
+                leaf_cost: C::leaf(self.objective.leaf_cost(negative)),
                 limits,
             };
             let mut right = Child {
                 item: item(f, true),
                 stats: positive,
                 rows: positive_rows,
-                leaf_cost: self.objective.leaf_cost(positive),
+                leaf_cost: C::leaf(self.objective.leaf_cost(positive)),
                 limits,
             };
             let right_first = match self.config.child_order {
                 ChildOrder::LeftFirst => false,
-                ChildOrder::LargerLeafCostFirst => right.leaf_cost >= left.leaf_cost,
+                ChildOrder::LargerLeafCostFirst => !right.leaf_cost.below(left.leaf_cost, 0.0),
             };
             for left_nodes in least..=most {
                 left.limits = Limits::normalised(child_depth, left_nodes);
@@ -356,7 +368,7 @@ impl<'a, I: KeyIndex, O: Objective> Engine<'a, I, O> {
                 let (first_bound, second_bound) = if self.config.sibling_bound {
                     (self.known_bound(&first), self.known_bound(&second))
                 } else {
-                    (0.0, 0.0)
+                    (C::ZERO, C::ZERO)
                 };
                 if !self.below(first_bound + second_bound, ub) {
                     refined = refined.min(first_bound + second_bound);
@@ -390,7 +402,7 @@ impl<'a, I: KeyIndex, O: Objective> Engine<'a, I, O> {
                                 right,
                             },
                         ));
-                        if ub <= node_bound + self.tolerance {
+                        if !self.below(node_bound, ub) {
                             break 'features;
                         }
                     }
@@ -403,10 +415,8 @@ impl<'a, I: KeyIndex, O: Objective> Engine<'a, I, O> {
         }
         if !self.config.leaf_incumbent {
             match best {
-                None if self.below(leaf.cost, ub_in) => best = Some((leaf.cost, Decision::Leaf)),
-                Some((cost, _)) if leaf.cost <= cost + self.tolerance => {
-                    best = Some((leaf.cost, Decision::Leaf))
-                }
+                None if self.below(leaf, ub_in) => best = Some((leaf, Decision::Leaf)),
+                Some((cost, _)) if !self.below(cost, leaf) => best = Some((leaf, Decision::Leaf)),
                 _ => {}
             }
         }
@@ -415,7 +425,7 @@ impl<'a, I: KeyIndex, O: Objective> Engine<'a, I, O> {
             None => {
                 if self.budget.stopped().is_none() {
                     let proven = if self.config.refined_lower_bound {
-                        ub_in.max(refined.min(leaf.cost))
+                        ub_in.max(refined.min(leaf))
                     } else {
                         ub_in
                     };
@@ -427,7 +437,7 @@ impl<'a, I: KeyIndex, O: Objective> Engine<'a, I, O> {
     }
 
     /// Solves `child` of the current node, looking for a subtree cheaper than `ub`.
-    fn child(&mut self, child: &Child, ub: f64) -> Outcome {
+    fn child(&mut self, child: &Child<C>, ub: C) -> Outcome<C> {
         self.push(child.item);
         let outcome = self.solve(child.limits, ub, child.stats, child.rows);
         self.pop(child.item);
@@ -450,7 +460,7 @@ impl<'a, I: KeyIndex, O: Objective> Engine<'a, I, O> {
 
     /// What the cache already proves about `child`: its cost if solved, else its lower bound
     /// (its exact leaf cost when only a leaf fits).
-    fn known_bound(&mut self, child: &Child) -> f64 {
+    fn known_bound(&mut self, child: &Child<C>) -> C {
         if child.limits.is_leaf() {
             return child.leaf_cost;
         }
@@ -467,7 +477,9 @@ impl<'a, I: KeyIndex, O: Objective> Engine<'a, I, O> {
             self.cover.backtrack();
         }
         self.path.remove(at);
-        known.map_or(0.0, |k| k.solution.map_or(k.lower_bound, |(cost, _)| cost))
+        known.map_or(C::ZERO, |k| {
+            k.solution.map_or(k.lower_bound, |(cost, _)| cost)
+        })
     }
 
     /// Lists the valid splits of the current node with their positive children's statistics.

@@ -7,6 +7,7 @@
 //! leaf included) with `min_samples_leaf = 1` only: with larger minimum leaves, the tree of D2
 //! may not be valid on fewer rows (the oracle tests find such a case).
 
+use super::Cost;
 use crate::bitset::bits_of;
 use crate::cache::Limits;
 use crate::cover::Cover;
@@ -14,23 +15,23 @@ use crate::stats::Weights;
 
 /// One evaluated node: its rows (dense words) and a proven lower bound of its cost.
 #[derive(Clone, Debug)]
-struct Reference {
+struct Reference<C> {
     rows: Vec<u64>,
     nodes: u32,
-    bound: f64,
+    bound: C,
 }
 
 /// Up to two evaluated nodes per remaining depth.
 #[derive(Debug, Default)]
-pub(crate) struct SimilarityArchive {
-    per_depth: Vec<Vec<Reference>>,
+pub(crate) struct SimilarityArchive<C> {
+    per_depth: Vec<Vec<Reference<C>>>,
     dense: Vec<u64>,
 }
 
 /// Nodes kept per remaining depth.
 const KEPT: usize = 2;
 
-impl SimilarityArchive {
+impl<C: Cost> SimilarityArchive<C> {
     /// An empty archive for remaining depths up to `max_depth`; a reference serves nodes of
     /// its depth with at most its number of branching nodes.
     pub fn new(max_depth: u32) -> Self {
@@ -50,24 +51,24 @@ impl SimilarityArchive {
     }
 
     /// The best similarity bound for the current node (0 when nothing is known).
-    pub fn bound(&mut self, cover: &Cover, limits: Limits, weights: &Weights) -> f64 {
+    pub fn bound(&mut self, cover: &Cover, limits: Limits, weights: &Weights) -> C {
         let references = &self.per_depth[limits.depth as usize];
         if references.iter().all(|r| r.nodes < limits.nodes) {
-            return 0.0;
+            return C::ZERO;
         }
         self.load(cover);
-        let mut best = 0.0f64;
+        let mut best = C::ZERO;
         let references = &self.per_depth[limits.depth as usize];
         for reference in references.iter().filter(|r| r.nodes >= limits.nodes) {
             let removed = removed_weight(&reference.rows, &self.dense, weights);
-            best = best.max(reference.bound - removed);
+            best = best.max(reference.bound - C::value(removed));
         }
         best
     }
 
     /// Records the current node, just evaluated, with a proven lower bound of its cost; it
     /// replaces the most similar archived node of the same remaining depth.
-    pub fn record(&mut self, cover: &Cover, limits: Limits, bound: f64) {
+    pub fn record(&mut self, cover: &Cover, limits: Limits, bound: C) {
         self.load(cover);
         let references = &mut self.per_depth[limits.depth as usize];
         if references.len() < KEPT {
@@ -78,7 +79,7 @@ impl SimilarityArchive {
             });
             return;
         }
-        let distance = |r: &Reference| -> u32 {
+        let distance = |r: &Reference<C>| -> u32 {
             r.rows
                 .iter()
                 .zip(&self.dense)
