@@ -33,9 +33,9 @@ from compare import (
     KILL_GRACE_SECONDS,
     dataset_path,
     default_data_dir,
-    find_disagreements,
     format_line,
     geometric_mean,
+    report_disagreements,
 )
 
 #: Name of each variant and its overrides of ``OptimalTreeClassifier``'s defaults.
@@ -243,13 +243,6 @@ def write_csv(rows: list[dict], path: Path) -> None:
     print(f"\nWrote {len(rows)} rows to {path}")
 
 
-def disagreements(rows: list[dict], depth: int) -> list[str]:
-    """``compare.find_disagreements`` across variants: messages for contradicting results."""
-    return find_disagreements(
-        [{**row, "solver": row["variant"], "depth": depth} for row in rows]
-    )
-
-
 def main(argv: list[str] | None = None) -> int:
     """Run the ablation; return 1 if variants contradict each other, else 0."""
     args = parse_args(argv)
@@ -257,16 +250,9 @@ def main(argv: list[str] | None = None) -> int:
     print_table(rows, args)
     if args.csv is not None:
         write_csv(rows, args.csv)
-    messages = disagreements(rows, args.depth)
-    if messages:
-        banner = "!" * 78
-        report = "\n".join(
-            [banner, "CORRECTNESS BUG: variants disagree on proved optima", *messages, banner]
-        )
-        print(report)
-        print(report, file=sys.stderr)
-        return 1
-    return 0
+    return report_disagreements(
+        [{**row, "solver": row["variant"], "depth": args.depth} for row in rows]
+    )
 
 
 if __name__ == "__main__":

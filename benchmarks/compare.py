@@ -199,6 +199,20 @@ def find_disagreements(rows: list[dict]) -> list[str]:
     return messages
 
 
+def report_disagreements(rows: list[dict]) -> int:
+    """Print a loud banner (stdout and stderr) for proved optima that differ; the exit status."""
+    disagreements = find_disagreements(rows)
+    if not disagreements:
+        return 0
+    banner = "!" * 78
+    report = "\n".join(
+        [banner, "CORRECTNESS BUG: solvers disagree on proved optima", *disagreements, banner]
+    )
+    print(report)
+    print(report, file=sys.stderr)
+    return 1
+
+
 def geometric_mean(values: list[float]) -> float:
     """The geometric mean of positive ``values``."""
     return math.exp(sum(math.log(value) for value in values) / len(values))
@@ -301,16 +315,7 @@ def main(argv: list[str] | None = None) -> int:
             handle.flush()
     print_tables(rows, args)
     print(f"\nWrote {len(rows)} rows to {args.csv}")
-    disagreements = find_disagreements(rows)
-    if disagreements:
-        banner = "!" * 78
-        report = "\n".join(
-            [banner, "CORRECTNESS BUG: solvers disagree on proved optima", *disagreements, banner]
-        )
-        print(report)
-        print(report, file=sys.stderr)
-        return 1
-    return 0
+    return report_disagreements(rows)
 
 
 if __name__ == "__main__":

@@ -35,9 +35,9 @@ from compare import (
     KILL_GRACE_SECONDS,
     dataset_path,
     default_data_dir,
-    find_disagreements,
     format_line,
     geometric_mean,
+    report_disagreements,
     run_in_worker,
 )
 from threadpoolctl import threadpool_limits
@@ -247,16 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     print_table(rows, args)
     if args.csv is not None:
         write_csv(rows, args.csv)
-    disagreements = find_disagreements(rows)
-    if disagreements:
-        banner = "!" * 78
-        report = "\n".join(
-            [banner, "CORRECTNESS BUG: solvers disagree on proved optima", *disagreements, banner]
-        )
-        print(report)
-        print(report, file=sys.stderr)
-        return 1
-    return 0
+    return report_disagreements(rows)
 
 
 if __name__ == "__main__":

@@ -210,7 +210,8 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         start = time.perf_counter()
         _check_no_missing_labels(y)
         X, y = self._validate_training_data(X, y)
-        check_classification_targets(y)
+        if y.dtype.kind not in "biuUS":  # ints, bools and strings are always class labels
+            check_classification_targets(y)
         weight = _check_sample_weight(sample_weight, y, dtype=np.float64,
                                       ensure_non_negative=True)
         if not np.any(weight > 0):

@@ -27,7 +27,7 @@ pub struct Cover {
 #[inline]
 fn mix(hash: u64, index: u32, word: u64) -> u64 {
     let value = word ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    (hash.rotate_left(5) ^ value).wrapping_mul(0x51_7CC1_B727_220A_95)
+    (hash.rotate_left(5) ^ value).wrapping_mul(0x517C_C1B7_2722_0A95)
 }
 
 impl Cover {

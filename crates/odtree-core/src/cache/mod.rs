@@ -143,6 +143,10 @@ pub trait KeyIndex: Default {
     fn insert(&mut self, key: Key) -> u32;
     /// Number of keys.
     fn len(&self) -> usize;
+    /// Whether no key was inserted.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
     /// Bytes allocated (capacities times element sizes).
     fn bytes(&self) -> usize;
 }

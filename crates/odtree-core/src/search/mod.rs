@@ -507,7 +507,8 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
 
     /// Sorts the candidates by the branching heuristic (stable: ties keep column order).
     fn order(&self, level: &mut Level, stats: &[f64]) {
-        let (descending, gain): (bool, fn(&[f64], &[f64]) -> f64) = match self.config.branching {
+        type Gain = fn(&[f64], &[f64]) -> f64;
+        let (descending, gain): (bool, Gain) = match self.config.branching {
             Branching::InOrder => return,
             Branching::GainAscending => (false, information_gain),
             Branching::GainDescending => (true, information_gain),
