@@ -30,15 +30,51 @@ pub(crate) struct PairCounts {
 struct RowFeatures {
     features: Vec<u32>,
     starts: Vec<u32>,
-    /// Average number of features per row, squared: the cost of updating one row.
-    update_cost: f64,
+}
+
+impl RowFeatures {
+    /// The lists of `data`, filled feature by feature from the columns' bits.
+    fn new(data: &Dataset) -> Self {
+        let n_rows = data.n_rows();
+        let column = |f: u32| data.item_mask(item(f, true));
+        let mut starts = vec![0u32; n_rows + 1];
+        for f in 0..data.n_features() as u32 {
+            for (w, &word) in column(f).iter().enumerate() {
+                for b in bits_of(word) {
+                    starts[w * 64 + b + 1] += 1;
+                }
+            }
+        }
+        for row in 0..n_rows {
+            starts[row + 1] += starts[row];
+        }
+        let mut next = starts.clone();
+        let mut features = vec![0u32; starts[n_rows] as usize];
+        for f in 0..data.n_features() as u32 {
+            for (w, &word) in column(f).iter().enumerate() {
+                for b in bits_of(word) {
+                    let at = &mut next[w * 64 + b];
+                    features[*at as usize] = f;
+                    *at += 1;
+                }
+            }
+        }
+        Self { features, starts }
+    }
+
+    fn of(&self, row: usize) -> &[u32] {
+        &self.features[self.starts[row] as usize..self.starts[row + 1] as usize]
+    }
 }
 
 /// Two pair-count sets and what moving them costs.
 #[derive(Debug, Default)]
 pub(crate) struct Counters {
     sets: [PairCounts; 2],
-    row_features: RowFeatures,
+    /// Built on the first incremental update.
+    row_features: Option<RowFeatures>,
+    /// Average number of features per row, squared: the cost of updating one row.
+    update_cost: f64,
     /// The rows of the current cover, dense.
     dense: Vec<u64>,
     /// Features' words restricted to the cover (full recount scratch).
@@ -51,18 +87,11 @@ impl Counters {
     /// Counters over `data`; `incremental` allows updates by row differences.
     pub fn new(data: &Dataset, incremental: bool) -> Self {
         let n = data.n_features();
-        let mut row_features = RowFeatures::default();
-        if incremental {
-            for row in 0..data.n_rows() {
-                row_features.starts.push(row_features.features.len() as u32);
-                row_features
-                    .features
-                    .extend((0..n as u32).filter(|&f| data.value(row, f)));
-            }
-            row_features.starts.push(row_features.features.len() as u32);
-            let m = row_features.features.len() as f64 / data.n_rows().max(1) as f64;
-            row_features.update_cost = m * m;
-        }
+        let ones: u64 = (0..n as u32)
+            .flat_map(|f| data.item_mask(item(f, true)))
+            .map(|w| w.count_ones() as u64)
+            .sum();
+        let m = ones as f64 / data.n_rows().max(1) as f64;
         let empty = || PairCounts {
             rows: vec![0; data.n_words()],
             both: vec![0; n * n],
@@ -70,7 +99,8 @@ impl Counters {
         };
         Self {
             sets: [empty(), empty()],
-            row_features,
+            row_features: None,
+            update_cost: m * m,
             dense: vec![0; data.n_words()],
             gathered: Vec::new(),
             incremental,
@@ -94,7 +124,7 @@ impl Counters {
         let nearer = usize::from(differences[1] < differences[0]);
         let n = self.n_features as f64;
         let recount = n * (n + 1.0) / 2.0 * cover.word_indices().len() as f64;
-        let update = differences[nearer] * self.row_features.update_cost;
+        let update = differences[nearer] * self.update_cost;
         if self.incremental && update < recount {
             self.update(data, nearer);
             &self.sets[nearer]
@@ -110,7 +140,9 @@ impl Counters {
         let n = self.n_features;
         let classes = data.class_masks();
         let set = &mut self.sets[s];
-        let features = &self.row_features;
+        let features = self
+            .row_features
+            .get_or_insert_with(|| RowFeatures::new(data));
         for (w, (old, new)) in set.rows.iter_mut().zip(&self.dense).enumerate() {
             let changed = *old ^ *new;
             if changed == 0 {
@@ -121,8 +153,7 @@ impl Counters {
                 let row = w * 64 + b;
                 let sign = if *new >> b & 1 == 1 { 1 } else { -1 };
                 let one = sign * (class1 >> b & 1) as i32;
-                let list = &features.features
-                    [features.starts[row] as usize..features.starts[row + 1] as usize];
+                let list = features.of(row);
                 for &i in list {
                     let (both, ones) = (
                         &mut set.both[i as usize * n..(i as usize + 1) * n],
