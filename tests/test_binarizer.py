@@ -1,7 +1,6 @@
 """Tests of odtree.Binarizer: raw data to the 0/1 matrix of the optimal-tree search."""
 
 import json
-import time
 
 import numpy as np
 import pandas as pd
@@ -51,10 +50,13 @@ def test_binary_column_among_numeric_keeps_column_order():
         (0, "binary"), (1, "threshold"), (1, "threshold"), (2, "binary")]
 
 
-def test_binary_column_with_other_values_at_transform_raises():
-    binarizer = Binarizer().fit(np.array([[0.0], [1.0]]))
+@pytest.mark.parametrize("bad", [np.array([[2.0]]), np.array([[0.5]]), np.array([[-1]]),
+                                 np.array([[256]], dtype=np.uint16)])
+def test_binary_column_with_other_values_at_transform_raises(bad):
+    """Any dtype; 256 as uint16 would wrap to 0 as uint8."""
+    binarizer = Binarizer().fit(np.array([[0], [1]], dtype=np.uint8))
     with pytest.raises(ValueError, match="'x0' held only 0 and 1"):
-        binarizer.transform(np.array([[2.0]]))
+        binarizer.transform(bad)
 
 
 def test_threshold_semantics_and_names():
@@ -359,13 +361,12 @@ def test_parameter_validation():
         Binarizer(max_categories=0).fit(np.ones((2, 1)))
 
 
-def test_breast_cancer_is_fast():
+def test_breast_cancer_every_strategy():
+    """Speed is measured in benchmarks/, not here (a loaded machine makes timings flaky)."""
     X, y = load_breast_cancer(return_X_y=True, as_frame=True)
     for strategy in STRATEGIES:
-        start = time.perf_counter()
         binarizer = Binarizer(strategy).fit(X, y)
         B = binarizer.transform(X)
-        assert time.perf_counter() - start < 0.5
         assert B.shape == (569, len(binarizer.features_)) and B.shape[1] > 0
     assert len(Binarizer().fit(X).features_) == 300  # 30 continuous columns, 10 thresholds each
 

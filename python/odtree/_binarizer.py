@@ -162,7 +162,10 @@ class Binarizer(TransformerMixin, BaseEstimator):
             check_consistent_length(kept, y)
             tree_thresholds = self._greedy_tree_thresholds(numeric, y[kept], weight, kinds)
         # one vectorised pass finds the 0/1 columns, which pass through unchanged
-        zero_one = ((numeric == 0) | (numeric == 1)).all(axis=0)
+        if numeric.dtype.kind in "ub":  # unsigned: one comparison per value
+            zero_one = (numeric <= 1).all(axis=0)
+        else:
+            zero_one = ((numeric == 0) | (numeric == 1)).all(axis=0)
         features = []
         for j, kind in enumerate(kinds):
             if kind == "numeric" and zero_one[j]:
@@ -234,7 +237,10 @@ class Binarizer(TransformerMixin, BaseEstimator):
         """``passed`` (the values of the 0/1 features at ``positions``) as uint8, after
         checking that they still hold only 0 and 1."""
         binary = passed.astype(np.uint8)
-        wrong = np.flatnonzero((binary != passed).any(axis=0) | (binary > 1).any(axis=0))
+        if passed.dtype.kind in "ub":  # unsigned: nothing below 0
+            wrong = np.flatnonzero((passed > 1).any(axis=0))
+        else:
+            wrong = np.flatnonzero((binary != passed).any(axis=0) | (binary > 1).any(axis=0))
         if len(wrong):
             name = self.features_[positions[wrong[0]]].column_name
             raise ValueError(f"column {name!r} held only 0 and 1 in fit but holds other values "
