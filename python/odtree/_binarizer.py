@@ -143,12 +143,13 @@ class Binarizer(TransformerMixin, BaseEstimator):
         self._fit_kept(X, y, sample_weight)
         return self
 
-    def _fit_kept(self, X, y, sample_weight):
+    def _fit_kept(self, X, y, sample_weight, validated=False):
         """Fit, and return the binary matrix of the rows of non-zero weight (what the
-        estimators search on), reading ``X`` once."""
-        numeric, categorical, kinds = self._read(X, reset=True)
-        weight = _check_sample_weight(sample_weight, numeric, dtype=np.float64,
-                                      ensure_non_negative=True)
+        estimators search on), reading ``X`` once. ``validated``: an estimator has already
+        checked ``X`` (when an array) and ``sample_weight`` with the same rules."""
+        numeric, categorical, kinds = self._read(X, reset=True, validated=validated)
+        weight = sample_weight if validated else _check_sample_weight(
+            sample_weight, numeric, dtype=np.float64, ensure_non_negative=True)
         kept = weight > 0
         if not kept.all():
             numeric, weight = numeric[kept], weight[kept]
@@ -345,13 +346,15 @@ class Binarizer(TransformerMixin, BaseEstimator):
         tags.transformer_tags.preserves_dtype = []  # the output is always uint8
         return tags
 
-    def _read(self, X, reset):
-        """Validate ``X`` and split it into a float matrix (categorical columns left at 0), a dict
-        column -> object array of the categorical columns, and the kind of every column."""
+    def _read(self, X, reset, validated=False):
+        """Validate ``X`` (unless an estimator has) and split it into a numeric matrix
+        (categorical columns left at 0), a dict column -> object array of the categorical
+        columns, and the kind of every column."""
         kinds = None if reset else self.column_kinds_
         if not _is_dataframe(X):
             if kinds is None or "categorical" not in kinds:
-                X = validate_data(self, X, reset=reset, dtype=NUMERIC_DTYPES)
+                X = validate_data(self, X, reset=reset, dtype=NUMERIC_DTYPES,
+                                  skip_check_array=validated)
                 return X, {}, kinds or ["numeric"] * X.shape[1]
             import pandas as pd  # fitted on a DataFrame with categorical columns
 

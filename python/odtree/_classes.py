@@ -223,7 +223,8 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         self.classes_, y_encoded = np.unique(y, return_inverse=True)
         kept = weight > 0
         self.binarizer_ = Binarizer(strategy=self.thresholds, n_thresholds=self.n_thresholds)
-        binary_X = np.ascontiguousarray(self.binarizer_._fit_kept(X, y, weight), dtype=np.uint8)
+        binary_X = np.ascontiguousarray(
+            self.binarizer_._fit_kept(X, y, weight, validated=True), dtype=np.uint8)
         self.binary_features_ = list(self.binarizer_.features_)
         self.binary_feature_names_ = np.array([f.name for f in self.binary_features_],
                                               dtype=object)

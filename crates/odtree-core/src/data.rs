@@ -64,10 +64,18 @@ impl Dataset {
         }
         let n_words = words_for(n_rows);
         let mut item_masks = vec![0u64; 2 * n_features * n_words];
-        for (row, values) in features.chunks_exact(n_features.max(1)).enumerate() {
-            let (word, bit) = (row / 64, 1u64 << (row % 64));
-            for (feature, _) in values.iter().enumerate().filter(|(_, &v)| v == 1) {
-                item_masks[(2 * feature + 1) * n_words + word] |= bit;
+        // 64 rows at a time: each feature's word is built in a small buffer (one pass over
+        // each contiguous row, which vectorises), then stored in the feature's column
+        let mut block = vec![0u64; n_features];
+        for (word, rows) in features.chunks(64 * n_features.max(1)).enumerate() {
+            block.fill(0);
+            for (bit, values) in rows.chunks_exact(n_features.max(1)).enumerate() {
+                for (slot, &v) in block.iter_mut().zip(values) {
+                    *slot |= (v as u64) << bit;
+                }
+            }
+            for (feature, &ones) in block.iter().enumerate() {
+                item_masks[(2 * feature + 1) * n_words + word] = ones;
             }
         }
         // the rows where a feature is 0: the complement of its ones, within the rows
