@@ -59,7 +59,7 @@ def test_default_parameters():
     params = OptimalTreeClassifier().get_params()
     assert params == {
         "max_depth": 3, "min_samples_leaf": 1, "time_limit": None, "upper_bound": None,
-        "max_leaf_nodes": None, "ccp_alpha": 0.0, "lexicographic": True, "search": "murtree",
+        "max_leaf_nodes": None, "ccp_alpha": 0.0, "lexicographic": False, "search": "murtree",
         "cache": None, "branching": None, "depth2_solver": None, "incremental_counting": None,
         "similarity_bound": None, "child_order": None,
         "thresholds": "quantile", "n_thresholds": 10,

@@ -51,7 +51,7 @@ def test_every_switch_combination_agrees(load, name):
 
 
 @pytest.mark.parametrize("params", [{"max_leaf_nodes": 5}, {"ccp_alpha": 0.01},
-                                    {"max_leaf_nodes": 6, "lexicographic": False}])
+                                    {"max_leaf_nodes": 6, "lexicographic": True}])
 def test_switches_agree_with_limits_and_penalties(load, params):
     objectives = _optima(*load("heart-cleveland"), max_depth=3, **params)
     assert len(set(objectives.values())) == 1, objectives
@@ -112,8 +112,8 @@ def test_ccp_alpha_trades_errors_for_leaves(load):
 
 def test_lexicographic_keeps_the_errors_and_drops_useless_leaves(load):
     X, y = load("zoo-1")
-    plain = OptimalTreeClassifier(max_depth=4, lexicographic=False).fit(X, y)
-    smallest = OptimalTreeClassifier(max_depth=4).fit(X, y)
+    plain = OptimalTreeClassifier(max_depth=4).fit(X, y)
+    smallest = OptimalTreeClassifier(max_depth=4, lexicographic=True).fit(X, y)
     assert smallest.objective_ == plain.objective_
     assert smallest.get_n_leaves() <= plain.get_n_leaves()
     for leaves in range(1, smallest.get_n_leaves()):

@@ -61,11 +61,11 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         tree as scikit-learn's cost-complexity criterion (error rate + ``ccp_alpha`` per leaf).
         MurTree's sparse coefficient, counted per branching node in misclassifications, is
         ``ccp_alpha * n_samples`` for unit weights.
-    lexicographic : bool, default=True
+    lexicographic : bool, default=False
         Among the trees of least objective, return one with the fewest leaves (MurTree's
         lexicographic objective), found in the same search by comparing (objective, leaves)
-        pairs. It cost 1 % more time in the ablation benchmark (within the noise); ``False``
-        returns some optimal tree, perhaps a larger one.
+        pairs. Off by default: where a perfect tree exists, proving the fewest leaves can take
+        hundreds of times longer (see ``benchmarks/RESULTS.md``).
     search : {"murtree", "dl85"}, default="murtree"
         The preset of search techniques. ``"murtree"`` uses them all (depth-2 solver,
         similarity bound, dataset cache, dynamic child order, sibling and refined lower
@@ -159,7 +159,7 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
     }
 
     def __init__(self, max_depth=3, min_samples_leaf=1, time_limit=None, upper_bound=None, *,
-                 max_leaf_nodes=None, ccp_alpha=0.0, lexicographic=True, search="murtree",
+                 max_leaf_nodes=None, ccp_alpha=0.0, lexicographic=False, search="murtree",
                  cache=None,
                  branching=None, depth2_solver=None, incremental_counting=None,
                  similarity_bound=None, child_order=None, thresholds="quantile",

@@ -83,10 +83,10 @@ impl Default for SearchConfig {
             min_samples_leaf: 1,
             max_nodes: None,
             leaf_penalty: 0.0,
-            lexicographic: true,
+            lexicographic: false,
             upper_bound: f64::INFINITY,
             branching: Branching::InOrder,
-            cache: CacheKind::Dataset,
+            cache: CacheKind::Trie,
             depth2: true,
             incremental: true,
             child_order: ChildOrder::LargerLeafCostFirst,
@@ -99,12 +99,10 @@ impl Default for SearchConfig {
 }
 
 impl SearchConfig {
-    /// DL8.5 as published: a trie, no depth-2 solver, left child first, plain infeasibility
-    /// bounds, the leaf only compared once the splits are done, and no tie-break on size.
+    /// DL8.5 as published: no depth-2 solver, left child first, plain infeasibility bounds,
+    /// and the leaf only compared once the splits are done.
     pub fn dl85() -> Self {
         Self {
-            lexicographic: false,
-            cache: CacheKind::Trie,
             depth2: false,
             incremental: false,
             child_order: ChildOrder::LeftFirst,
