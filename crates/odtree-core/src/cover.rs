@@ -132,6 +132,17 @@ impl Cover {
             .map(move |&w| (w, words[w as usize]))
     }
 
+    /// Appends to `out` the cover's non-zero words, in [`word_indices`] order, each ANDed
+    /// with the same word of `mask`: the rows of `mask` within the cover, compacted.
+    pub fn restrict_into(&self, mask: &[u64], out: &mut Vec<u64>) {
+        let words = self.words();
+        out.extend(
+            self.word_indices()
+                .iter()
+                .map(|&w| words[w as usize] & mask[w as usize]),
+        );
+    }
+
     /// Row ids in the cover, in increasing order.
     pub fn rows(&self) -> Vec<u32> {
         let mut rows = Vec::new();

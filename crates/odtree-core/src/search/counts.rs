@@ -173,15 +173,9 @@ impl Counters {
     fn recount(&mut self, data: &Dataset, cover: &Cover, s: usize) {
         let n = self.n_features;
         let indices = cover.word_indices();
-        let words = cover.words();
         self.gathered.clear();
         for f in 0..n as u32 {
-            let mask = data.item_mask(item(f, true));
-            self.gathered.extend(
-                indices
-                    .iter()
-                    .map(|&w| words[w as usize] & mask[w as usize]),
-            );
+            cover.restrict_into(data.item_mask(item(f, true)), &mut self.gathered);
         }
         let classes = data.class_masks();
         let class1: Vec<u64> = indices

@@ -282,17 +282,12 @@ impl<C: Cost> Depth2<C> {
         let data = rules.data;
         let k_classes = data.n_classes();
         let indices = node.cover.word_indices();
-        let words = node.cover.words();
         let n_words = indices.len();
         let n = node.candidates.len();
         self.gathered.clear();
         for &f in node.candidates {
-            let mask = data.item_mask(item(f, true));
-            self.gathered.extend(
-                indices
-                    .iter()
-                    .map(|&w| words[w as usize] & mask[w as usize]),
-            );
+            node.cover
+                .restrict_into(data.item_mask(item(f, true)), &mut self.gathered);
         }
         let class_masks = data.class_masks();
         self.classes.clear();
