@@ -139,10 +139,8 @@ def _read_data(path: Path, target):
             raise _Failure(str(exc)) from exc
     if target is None:
         raise _Failure(f"{path} is a CSV file: name its label column with --target COL")
-    try:
-        import pandas as pd
-    except ImportError as exc:
-        raise _Failure("reading CSV files needs pandas: pip install pandas", 1) from exc
+    import pandas as pd
+
     try:
         frame = pd.read_csv(path)
     except (OSError, ValueError) as exc:  # pandas parser errors are ValueErrors
