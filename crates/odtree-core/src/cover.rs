@@ -124,7 +124,7 @@ impl Cover {
                 .all(|(&w, &(kw, word))| w == kw && words[w as usize] == word)
     }
 
-    /// The rows as (index, word) pairs in increasing index order (the form [`equals`] takes).
+    /// The rows as (index, word) pairs in increasing index order (the form [`Self::equals`] takes).
     pub fn pairs(&self) -> impl Iterator<Item = (u32, u64)> + '_ {
         let words = self.words();
         self.word_indices()
@@ -132,7 +132,7 @@ impl Cover {
             .map(move |&w| (w, words[w as usize]))
     }
 
-    /// Appends to `out` the cover's non-zero words, in [`word_indices`] order, each ANDed
+    /// Appends to `out` the cover's non-zero words, in [`Self::word_indices`] order, each ANDed
     /// with the same word of `mask`: the rows of `mask` within the cover, compacted.
     pub fn restrict_into(&self, mask: &[u64], out: &mut Vec<u64>) {
         let words = self.words();
