@@ -11,6 +11,8 @@ pub enum Stop {
     TimeLimit,
     /// The caller raised the interrupt flag (Ctrl-C).
     Interrupted,
+    /// Even after wiping everything it could, the cache would outgrow its memory limits.
+    MemoryLimit,
 }
 
 /// Limits for one search. Each fit owns its budget, so parallel fits never interfere.
@@ -63,6 +65,11 @@ impl Budget {
             self.stopped = Some(Stop::TimeLimit);
         }
         self.stopped
+    }
+
+    /// Stops the search for `reason` (the first reason given sticks).
+    pub fn stop(&mut self, reason: Stop) {
+        self.stopped.get_or_insert(reason);
     }
 
     /// The reason the search stopped early, if it did.

@@ -4,8 +4,9 @@
 //! so it only serves tiny instances (depth ≤ 3, ≤ 8 features, ≤ 40 rows).
 
 use crate::budget::Budget;
+use crate::cache::WipeStrategy;
 use crate::data::Dataset;
-use crate::search::{Branching, CacheKind, SearchConfig};
+use crate::search::{Branching, CacheKind, MemoryLimits, SearchConfig};
 use crate::solver::{Solver, Status};
 use proptest::prelude::*;
 
@@ -242,6 +243,134 @@ proptest! {
             let solution = solver.solve(&above, Some(&instance.weights), Budget::default()).unwrap();
             prop_assert_eq!(solution.status, Status::Optimal);
             prop_assert!((solution.objective - expected).abs() < 1e-9);
+        }
+    }
+}
+
+/// A cap on the cache's keys, with the wipe settings around it.
+fn capped() -> impl Strategy<Value = MemoryLimits> {
+    let strategy = prop_oneof![
+        Just(WipeStrategy::Reuses),
+        Just(WipeStrategy::Descendants),
+        Just(WipeStrategy::All)
+    ];
+    (2usize..=80, strategy, 0.05f64..=1.0).prop_map(|(entries, strategy, wipe_factor)| {
+        MemoryLimits {
+            max_entries: Some(entries),
+            strategy,
+            wipe_factor,
+            ..MemoryLimits::default()
+        }
+    })
+}
+
+/// Keys the protected part of a depth-3 search can need: enough that a cap this large
+/// always finishes (the largest cap seen to stop is near 45).
+const ROOMY: usize = 50;
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+
+    /// A capped cache finds the same optimum, or (under a cap too small for the protected
+    /// keys) stops with a valid tree no better than the optimum; it never holds more keys
+    /// than the cap.
+    #[test]
+    fn capped_cache_keeps_the_optimum(
+        instance in instances(),
+        depth in 1u32..=3,
+        max_nodes in prop_oneof![Just(None), (1u32..=7).prop_map(Some)],
+        memory in capped(),
+    ) {
+        let rules = Rules { max_nodes, ..Rules::min_leaf(1) };
+        let expected = instance.optimum(depth, &rules);
+        let data = Dataset::new(&instance.x, instance.n_rows, &instance.y, instance.n_classes).unwrap();
+        let solver = Solver::new(data);
+        let cap = memory.max_entries.unwrap();
+        for config in all_configs(depth, &rules).iter().skip(instance.n_rows % 5).step_by(5) {
+            let config = SearchConfig { memory, ..config.clone() };
+            let solution = solver.solve(&config, Some(&instance.weights), Budget::default()).unwrap();
+            prop_assert!(solution.cache_peak_entries <= cap, "{} keys over a cap of {}", solution.cache_peak_entries, cap);
+            check_tree(&solution, &config);
+            let tol = 1e-9 * (1.0 + expected.abs());
+            match solution.status {
+                Status::Optimal => {
+                    prop_assert!((solution.objective - expected).abs() < tol,
+                        "{:?}: got {} expected {}", config, solution.objective, expected);
+                    prop_assert!((solution.lower_bound - expected).abs() < tol);
+                }
+                Status::MemoryLimit => {
+                    prop_assert!(cap < ROOMY, "stopped with {} keys allowed", cap);
+                    prop_assert!(solution.objective > expected - tol);
+                    prop_assert!(solution.lower_bound < expected + tol);
+                }
+                status => prop_assert!(false, "unexpected status {:?}", status),
+            }
+        }
+    }
+}
+
+/// A cap well below what the search needs forces wipes, and the optimum is still found and
+/// rebuilt for every strategy and cache.
+#[test]
+fn wipes_happen_and_the_optimum_survives() {
+    let (n_rows, n_features) = (300, 16);
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let x: Vec<u8> = (0..n_rows * n_features)
+        .map(|_| (next() % 2) as u8)
+        .collect();
+    let y: Vec<u32> = (0..n_rows)
+        .map(|r| u32::from((x[r * n_features] ^ x[r * n_features + 3]) == 1 || next() % 5 == 0))
+        .collect();
+    let solver = Solver::new(Dataset::new(&x, n_rows, &y, 2).unwrap());
+    for base in [SearchConfig::default(), SearchConfig::dl85()] {
+        for cache in [CacheKind::Trie, CacheKind::Hash, CacheKind::Dataset] {
+            let config = SearchConfig {
+                max_depth: 4,
+                cache,
+                ..base.clone()
+            };
+            let free = solver.solve(&config, None, Budget::default()).unwrap();
+            let strategies = [
+                WipeStrategy::Reuses,
+                WipeStrategy::Descendants,
+                WipeStrategy::All,
+            ];
+            for (strategy, by_bytes) in strategies.into_iter().flat_map(|s| [(s, false), (s, true)])
+            {
+                let cap = (free.cache_peak_entries / 10).max(ROOMY);
+                // a byte cap: half the unbounded cache, plus room for the working memory
+                let bytes = free.cache_peak_bytes / 2 + (1 << 15);
+                let memory = MemoryLimits {
+                    max_entries: (!by_bytes).then_some(cap),
+                    max_bytes: by_bytes.then_some(bytes),
+                    strategy,
+                    ..MemoryLimits::default()
+                };
+                let bounded = SearchConfig {
+                    memory,
+                    ..config.clone()
+                };
+                let solution = solver.solve(&bounded, None, Budget::default()).unwrap();
+                let label = format!(
+                    "{cache:?} {strategy:?} bytes={by_bytes} dl85={}",
+                    !base.depth2
+                );
+                assert_eq!(solution.status, Status::Optimal, "{label}");
+                assert_eq!(solution.objective, free.objective, "{label}");
+                assert!(solution.wipes > 0, "{label}: no wipe");
+                if by_bytes {
+                    assert!(solution.cache_peak_bytes <= bytes, "{label}");
+                } else {
+                    assert!(solution.cache_peak_entries <= cap, "{label}");
+                }
+                check_tree(&solution, &bounded);
+            }
         }
     }
 }

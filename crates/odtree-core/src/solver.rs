@@ -21,6 +21,8 @@ pub enum Status {
     Interrupted,
     /// No tree costs less than the requested upper bound; the tree is the root leaf.
     Infeasible,
+    /// The memory limits stopped the search; the tree is the best found.
+    MemoryLimit,
 }
 
 impl Status {
@@ -31,6 +33,7 @@ impl Status {
             Status::TimeLimit => "time_limit",
             Status::Interrupted => "interrupted",
             Status::Infeasible => "infeasible",
+            Status::MemoryLimit => "memory_limit",
         }
     }
 }
@@ -46,10 +49,16 @@ pub struct Solution {
     pub lower_bound: f64,
     /// How the solve ended.
     pub status: Status,
-    /// Cache entries at the end of the search.
+    /// Cache keys at the end of the search.
     pub cache_entries: usize,
     /// Bytes the cache held at the end of the search.
     pub cache_bytes: usize,
+    /// Most keys the cache held at once.
+    pub cache_peak_entries: usize,
+    /// Most bytes the cache held at once.
+    pub cache_peak_bytes: usize,
+    /// Number of wipes of a bounded cache.
+    pub wipes: usize,
     /// Wall time of the solve in seconds.
     pub seconds: f64,
 }
@@ -138,6 +147,7 @@ impl Solver {
         let status = match (outcome.stopped, outcome.infeasible) {
             (Some(Stop::TimeLimit), _) => Status::TimeLimit,
             (Some(Stop::Interrupted), _) => Status::Interrupted,
+            (Some(Stop::MemoryLimit), _) => Status::MemoryLimit,
             (None, true) => Status::Infeasible,
             (None, false) => Status::Optimal,
         };
@@ -148,6 +158,9 @@ impl Solver {
             status,
             cache_entries: outcome.cache_entries,
             cache_bytes: outcome.cache_bytes,
+            cache_peak_entries: outcome.cache_peak_entries,
+            cache_peak_bytes: outcome.cache_peak_bytes,
+            wipes: outcome.wipes,
             seconds: start.elapsed().as_secs_f64(),
         }
     }

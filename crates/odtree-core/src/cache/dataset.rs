@@ -17,17 +17,45 @@ impl KeyIndex for DatasetIndex {
         self.keys.find(key.cover.hash(), |k| key.cover.equals(k))
     }
 
-    fn insert(&mut self, key: Key) -> u32 {
+    fn insert(&mut self, key: Key, reused: impl FnMut(u32)) -> u32 {
         let cover = key.cover;
         self.keys
-            .insert(cover.hash(), |k| cover.equals(k), cover.pairs())
+            .insert(cover.hash(), |k| cover.equals(k), cover.pairs(), reused)
     }
 
     fn len(&self) -> usize {
         self.keys.len()
     }
 
+    fn slots(&self) -> usize {
+        self.keys.slots()
+    }
+
+    fn removable(&self, id: u32) -> bool {
+        self.keys.is_live(id)
+    }
+
+    fn new_slots(&self, _key: Key) -> usize {
+        1
+    }
+
+    fn remove(&mut self, id: u32) {
+        self.keys.remove(id);
+    }
+
+    fn finish_removal(&mut self) {
+        self.keys.finish_removal();
+    }
+
     fn bytes(&self) -> usize {
         self.keys.bytes()
+    }
+
+    fn growth(&self, key: Key) -> usize {
+        self.keys.growth(1, key.cover.word_indices().len())
+    }
+
+    fn removal_scratch(&self) -> usize {
+        self.keys.removal_scratch()
     }
 }

@@ -8,13 +8,18 @@ use std::hash::{BuildHasher, Hash};
 use std::mem::size_of;
 
 /// Keys of type `[T]` stored one after the other in one vector, with a hash table of ids.
+/// Removed ids go to a free list; [`FlatKeys::finish_removal`] closes the gaps they leave.
 #[derive(Clone, Debug)]
 pub(super) struct FlatKeys<T> {
     table: HashTable<u32>,
-    /// `(start, end, hash)` of each key in `items`.
+    /// `(start, end, hash)` of each key in `items`; `start == DEAD` for a free id.
     spans: Vec<(u32, u32, u64)>,
     items: Vec<T>,
+    free: Vec<u32>,
 }
+
+/// Start of the span of a removed key.
+const DEAD: u32 = u32::MAX;
 
 impl<T> Default for FlatKeys<T> {
     fn default() -> Self {
@@ -22,6 +27,7 @@ impl<T> Default for FlatKeys<T> {
             table: HashTable::new(),
             spans: Vec::new(),
             items: Vec::new(),
+            free: Vec::new(),
         }
     }
 }
@@ -42,20 +48,32 @@ impl<T: Copy> FlatKeys<T> {
             .copied()
     }
 
-    /// The id of the key, inserting `items` as a new key if no stored key satisfies `eq`.
+    /// The id of the key, inserting `items` as a new key if no stored key satisfies `eq`;
+    /// `reused` is told the id when the key was there.
     pub fn insert(
         &mut self,
         hash: u64,
         eq: impl Fn(&[T]) -> bool,
         items: impl Iterator<Item = T>,
+        reused: impl FnOnce(u32),
     ) -> u32 {
         if let Some(id) = self.find(hash, eq) {
+            reused(id);
             return id;
         }
-        let id = self.spans.len() as u32;
         let start = self.items.len() as u32;
         self.items.extend(items);
-        self.spans.push((start, self.items.len() as u32, hash));
+        let span = (start, self.items.len() as u32, hash);
+        let id = match self.free.pop() {
+            Some(id) => {
+                self.spans[id as usize] = span;
+                id
+            }
+            None => {
+                self.spans.push(span);
+                self.spans.len() as u32 - 1
+            }
+        };
         let spans = &self.spans;
         self.table
             .insert_unique(hash, id, |&id| spans[id as usize].2);
@@ -63,13 +81,79 @@ impl<T: Copy> FlatKeys<T> {
     }
 
     pub fn len(&self) -> usize {
+        self.spans.len() - self.free.len()
+    }
+
+    pub fn slots(&self) -> usize {
         self.spans.len()
     }
 
+    pub fn is_live(&self, id: u32) -> bool {
+        self.spans[id as usize].0 != DEAD
+    }
+
+    /// Frees `id`; the table and the items are fixed by `finish_removal`.
+    pub fn remove(&mut self, id: u32) {
+        self.spans[id as usize].0 = DEAD;
+        self.free.push(id);
+    }
+
+    /// Rebuilds the table in its own allocation and moves the live keys' items down over the
+    /// gaps, oldest first, so no key overlaps another.
+    pub fn finish_removal(&mut self) {
+        let spans = &self.spans;
+        self.table.clear();
+        let mut live: Vec<u32> = (0..spans.len() as u32)
+            .filter(|&id| spans[id as usize].0 != DEAD)
+            .collect();
+        live.sort_unstable_by_key(|&id| spans[id as usize].0);
+        let mut end = 0u32;
+        for &id in &live {
+            let (start, stop, hash) = self.spans[id as usize];
+            self.items
+                .copy_within(start as usize..stop as usize, end as usize);
+            self.spans[id as usize] = (end, end + stop - start, hash);
+            end += stop - start;
+            let spans = &self.spans;
+            self.table
+                .insert_unique(hash, id, |&id| spans[id as usize].2);
+        }
+        self.items.truncate(end as usize);
+    }
+
     pub fn bytes(&self) -> usize {
-        self.table.capacity() * (size_of::<u32>() + 1)
+        self.table.allocation_size()
             + self.spans.capacity() * size_of::<(u32, u32, u64)>()
             + self.items.capacity() * size_of::<T>()
+            + self.free.capacity() * size_of::<u32>()
+    }
+
+    /// Bytes that inserting `new_keys` keys of up to `key_len` items each may allocate: a
+    /// vector that must grow doubles, and a growing table holds its old and new allocations
+    /// at once.
+    pub fn growth(&self, new_keys: usize, key_len: usize) -> usize {
+        let table = if self.table.capacity() - self.table.len() >= new_keys {
+            0
+        } else {
+            2 * self.table.allocation_size().max(64)
+        };
+        let spans = if self.spans.capacity() - self.spans.len() + self.free.len() >= new_keys {
+            0
+        } else {
+            self.spans.capacity().max(new_keys) * size_of::<(u32, u32, u64)>()
+        };
+        let needed = new_keys * key_len;
+        let items = if self.items.capacity() - self.items.len() >= needed {
+            0
+        } else {
+            self.items.capacity().max(needed) * size_of::<T>()
+        };
+        table + spans + items
+    }
+
+    /// Bytes `finish_removal` borrows for a moment.
+    pub fn removal_scratch(&self) -> usize {
+        self.spans.len() * size_of::<u32>()
     }
 }
 
@@ -92,17 +176,45 @@ impl KeyIndex for PathIndex {
         self.keys.find(path_hash(key.path), |k| k == key.path)
     }
 
-    fn insert(&mut self, key: Key) -> u32 {
+    fn insert(&mut self, key: Key, reused: impl FnMut(u32)) -> u32 {
         let path = key.path;
         self.keys
-            .insert(path_hash(path), |k| k == path, path.iter().copied())
+            .insert(path_hash(path), |k| k == path, path.iter().copied(), reused)
     }
 
     fn len(&self) -> usize {
         self.keys.len()
     }
 
+    fn slots(&self) -> usize {
+        self.keys.slots()
+    }
+
+    fn removable(&self, id: u32) -> bool {
+        self.keys.is_live(id)
+    }
+
+    fn new_slots(&self, _key: Key) -> usize {
+        1
+    }
+
+    fn remove(&mut self, id: u32) {
+        self.keys.remove(id);
+    }
+
+    fn finish_removal(&mut self) {
+        self.keys.finish_removal();
+    }
+
     fn bytes(&self) -> usize {
         self.keys.bytes()
+    }
+
+    fn growth(&self, key: Key) -> usize {
+        self.keys.growth(1, key.path.len())
+    }
+
+    fn removal_scratch(&self) -> usize {
+        self.keys.removal_scratch()
     }
 }

@@ -8,6 +8,11 @@
 //!
 //! All storage is flat (a few large vectors), so a cache of millions of entries is freed at
 //! once and its size in bytes is read off the vectors' capacities.
+//!
+//! A cache may be bounded (spec §6): [`Cache::wipe`] frees the keys a [`WipeStrategy`] ranks
+//! lowest, except those the search protects. Freed ids and entries go to free lists and are
+//! reused, so the vectors stop growing; each id has a generation, bumped when it is freed,
+//! so a [`Handle`] held across a wipe can tell whether it still names the same key.
 
 mod dataset;
 mod hash;
@@ -133,22 +138,84 @@ pub struct Key<'a> {
     pub cover: &'a Cover,
 }
 
-/// Maps keys to dense subproblem ids `0..len`.
+/// Maps keys to subproblem ids `0..slots()`; ids freed by `remove` are reused.
 pub trait KeyIndex: Default {
     /// Whether the key is the rows (else the path).
     const BY_ROWS: bool;
+    /// Whether ids form a tree ([`KeyIndex::parent`]): a key can only be removed after its
+    /// children, and is kept whenever a descendant is.
+    const NESTED: bool = false;
     /// The id of `key`, if it was inserted.
     fn find(&self, key: Key) -> Option<u32>;
-    /// The id of `key`, inserting it as id `len()` if missing.
-    fn insert(&mut self, key: Key) -> u32;
-    /// Number of keys.
+    /// The id of `key`, inserting it if missing. `reused` is told every existing id the
+    /// insertion went through (for a trie, the key's prefixes too).
+    fn insert(&mut self, key: Key, reused: impl FnMut(u32)) -> u32;
+    /// Number of live ids.
     fn len(&self) -> usize;
     /// Whether no key was inserted.
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
+    /// One more than the largest id ever handed out.
+    fn slots(&self) -> usize;
+    /// Whether `id` is live and may be removed.
+    fn removable(&self, id: u32) -> bool;
+    /// The parent of `id` in a nested index.
+    fn parent(&self, _id: u32) -> Option<u32> {
+        None
+    }
+    /// Whether `id` has children in a nested index.
+    fn has_children(&self, _id: u32) -> bool {
+        false
+    }
+    /// At most how many ids inserting `key` creates.
+    fn new_slots(&self, key: Key) -> usize;
+    /// Frees `id` (in a nested index, one without children).
+    fn remove(&mut self, id: u32);
+    /// Finishes a batch of removals.
+    fn finish_removal(&mut self);
     /// Bytes allocated (capacities times element sizes).
     fn bytes(&self) -> usize;
+    /// At most how many bytes inserting `key` may add, counting a reallocation's old and new
+    /// blocks while both are held.
+    fn growth(&self, key: Key) -> usize;
+    /// Bytes a batch of removals borrows while it runs.
+    fn removal_scratch(&self) -> usize {
+        0
+    }
+}
+
+/// Which keys a wipe frees first (spec §6.6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WipeStrategy {
+    /// The least reused (a trie counts a visit for every prefix on the way).
+    Reuses,
+    /// Those with the fewest descendants: trie nodes below them, or for hash indexes the keys
+    /// created while they were being solved.
+    Descendants,
+    /// Every key not protected.
+    All,
+}
+
+/// A reference to a cached subproblem that a wipe cannot silently repoint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Handle {
+    /// The subproblem id.
+    pub id: u32,
+    generation: u32,
+}
+
+/// Counters of a cache's life.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CacheStats {
+    /// Most keys held at once.
+    pub peak_keys: usize,
+    /// Most bytes held at once.
+    pub peak_bytes: usize,
+    /// Number of wipes.
+    pub wipes: usize,
+    /// Keys created, counting those created again after a wipe.
+    pub created: usize,
 }
 
 /// What the cache proves about a subproblem under a budget.
@@ -167,15 +234,53 @@ pub struct Cache<I, C> {
     /// First entry of each subproblem.
     heads: Vec<u32>,
     entries: Vec<Entry<C>>,
+    /// Freed entries, linked through `next`.
+    free_entries: u32,
+    n_free_entries: usize,
+    /// What wipes rank keys by; `None` for an unbounded cache, which keeps no metadata.
+    strategy: Option<WipeStrategy>,
+    /// Per id: bumped each time the id is freed.
+    generations: Vec<u32>,
+    /// Per id: the strategy's score (reuses, or keys created while it was solved).
+    scores: Vec<u32>,
+    stats: CacheStats,
+}
+
+/// Score buckets: exact below 32, then 8 per power of two.
+const BUCKETS: usize = 256;
+
+/// The bucket of a score; larger scores never fall in smaller buckets.
+fn bucket(score: u32) -> usize {
+    if score < 32 {
+        return score as usize;
+    }
+    let log = 31 - score.leading_zeros();
+    32 + (log as usize - 5) * 8 + ((score >> (log - 3)) & 7) as usize
+}
+
+/// Bytes a vector of `len` items, `capacity` slots and `free` reusable slots may add when
+/// `needed` more items arrive: doubling, counted from its capacity.
+fn vec_growth<T>(v: &Vec<T>, free: usize, needed: usize) -> usize {
+    if v.capacity() - v.len() + free >= needed {
+        0
+    } else {
+        v.capacity().max(needed) * size_of::<T>()
+    }
 }
 
 impl<I: KeyIndex, C: Cost> Cache<I, C> {
-    /// An empty cache.
-    pub fn new() -> Self {
+    /// An empty cache; `strategy` is set for a bounded one.
+    pub fn new(strategy: Option<WipeStrategy>) -> Self {
         Self {
             index: I::default(),
             heads: Vec::new(),
             entries: Vec::new(),
+            free_entries: NONE,
+            n_free_entries: 0,
+            strategy,
+            generations: Vec::new(),
+            scores: Vec::new(),
+            stats: CacheStats::default(),
         }
     }
 
@@ -188,15 +293,62 @@ impl<I: KeyIndex, C: Cost> Cache<I, C> {
     /// The id of the subproblem `key`, created if missing.
     #[inline]
     pub fn insert(&mut self, key: Key) -> u32 {
-        let id = self.index.insert(key);
-        if id as usize == self.heads.len() {
-            self.heads.push(NONE);
+        let before = self.index.len();
+        let id = match self.strategy {
+            Some(WipeStrategy::Reuses) => {
+                let scores = &mut self.scores;
+                self.index.insert(key, |id| {
+                    let score = &mut scores[id as usize];
+                    *score = score.saturating_add(1);
+                })
+            }
+            _ => self.index.insert(key, |_| ()),
+        };
+        let slots = self.index.slots();
+        if self.heads.len() < slots {
+            self.heads.resize(slots, NONE);
+            if self.strategy.is_some() {
+                self.generations.resize(slots, 0);
+                self.scores.resize(slots, 0);
+            }
+        }
+        let after = self.index.len();
+        if after > before {
+            self.stats.created += after - before;
+            self.stats.peak_keys = self.stats.peak_keys.max(after);
+            self.note_bytes();
         }
         id
     }
 
+    /// A handle to `id`, valid until `id` is freed.
+    pub fn handle(&self, id: u32) -> Handle {
+        Handle {
+            id,
+            generation: self.generations.get(id as usize).copied().unwrap_or(0),
+        }
+    }
+
+    /// Whether `handle` still names the key it was taken for.
+    pub fn is_current(&self, handle: Handle) -> bool {
+        self.handle(handle.id) == handle
+    }
+
+    /// Records that solving `id` created `keys` keys (the descendants score of hash indexes).
+    pub fn record_work(&mut self, id: u32, keys: usize) {
+        if self.strategy == Some(WipeStrategy::Descendants) && !I::NESTED {
+            let score = &mut self.scores[id as usize];
+            *score = (*score).max(keys.min(u32::MAX as usize) as u32);
+        }
+    }
+
+    fn note_bytes(&mut self) {
+        self.stats.peak_bytes = self.stats.peak_bytes.max(self.bytes());
+    }
+
     fn entries_of(&self, id: u32) -> impl Iterator<Item = &Entry<C>> {
-        let mut at = self.heads[id as usize];
+        // a trie's root exists before anything is inserted
+        let mut at = self.heads.get(id as usize).copied().unwrap_or(NONE);
         std::iter::from_fn(move || {
             let entry = self.entries.get(at as usize)?;
             at = entry.next;
@@ -235,14 +387,26 @@ impl<I: KeyIndex, C: Cost> Cache<I, C> {
             }
             at = self.entries[at as usize].next;
         }
-        let at = self.entries.len();
-        self.entries.push(Entry {
+        let entry = Entry {
             limits: budget,
             lower_bound: C::ZERO,
             cost: C::INFINITY,
             decision: Decision::Unsolved,
             next: self.heads[id as usize],
-        });
+        };
+        let at = if self.free_entries != NONE {
+            let at = self.free_entries;
+            self.free_entries = self.entries[at as usize].next;
+            self.n_free_entries -= 1;
+            self.entries[at as usize] = entry;
+            at as usize
+        } else {
+            self.entries.push(entry);
+            if self.entries.len() > self.entries.capacity() / 2 {
+                self.note_bytes();
+            }
+            self.entries.len() - 1
+        };
         self.heads[id as usize] = at as u32;
         &mut self.entries[at]
     }
@@ -264,26 +428,167 @@ impl<I: KeyIndex, C: Cost> Cache<I, C> {
         entry.lower_bound = entry.lower_bound.max(bound);
     }
 
-    /// Number of budget entries.
+    /// Number of live keys (for a trie, its nodes, prefixes included).
     pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    /// Whether the cache holds no entry.
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-
-    /// Number of subproblems (keys).
-    pub fn n_keys(&self) -> usize {
         self.index.len()
+    }
+
+    /// Whether the cache holds no key.
+    pub fn is_empty(&self) -> bool {
+        self.index.is_empty()
+    }
+
+    /// Number of budget entries.
+    pub fn n_entries(&self) -> usize {
+        self.entries.len() - self.n_free_entries
     }
 
     /// Bytes allocated by the cache.
     pub fn bytes(&self) -> usize {
         self.index.bytes()
-            + self.heads.capacity() * size_of::<u32>()
+            + (self.heads.capacity() + self.generations.capacity() + self.scores.capacity())
+                * size_of::<u32>()
             + self.entries.capacity() * size_of::<Entry<C>>()
+    }
+
+    /// The counters of the cache's life so far.
+    pub fn stats(&self) -> CacheStats {
+        self.stats
+    }
+
+    /// At most how many keys inserting `key` creates.
+    pub fn new_keys(&self, key: Key) -> usize {
+        self.index.new_slots(key)
+    }
+
+    /// At most how many bytes inserting `key` and then `entries` budget entries may add,
+    /// plus what a wipe would then borrow.
+    pub fn growth(&self, key: Key, entries: usize) -> usize {
+        let slots = self.index.new_slots(key);
+        let free_slots = self.index.slots() - self.index.len();
+        let per_id = if self.strategy.is_some() { 3 } else { 1 };
+        self.index.growth(key)
+            + per_id * vec_growth(&self.heads, free_slots, slots)
+            + vec_growth(&self.entries, self.n_free_entries, entries)
+            + self.wipe_scratch(slots)
+    }
+
+    /// Bytes a wipe borrows, with `extra` more ids.
+    fn wipe_scratch(&self, extra: usize) -> usize {
+        let depths = if I::NESTED {
+            self.index.slots() + extra
+        } else {
+            0
+        };
+        depths + self.index.removal_scratch() + extra * size_of::<u32>()
+    }
+
+    /// Frees about `target` keys, lowest `strategy` score first, never a key in `protected`
+    /// (nor, in a nested index, its ancestors). Returns how many were freed.
+    pub fn wipe(
+        &mut self,
+        protected: &mut Vec<u32>,
+        target: usize,
+        strategy: WipeStrategy,
+    ) -> usize {
+        for i in 0..protected.len() {
+            let mut at = protected[i];
+            while let Some(parent) = self.index.parent(at) {
+                protected.push(parent);
+                at = parent;
+            }
+        }
+        protected.sort_unstable();
+        protected.dedup();
+        let slots = self.index.slots() as u32;
+        let candidate =
+            |index: &I, id: u32| index.removable(id) && protected.binary_search(&id).is_err();
+        if strategy == WipeStrategy::Descendants && I::NESTED {
+            self.scores.iter_mut().for_each(|s| *s = 0);
+            for id in (0..slots).filter(|&id| self.index.removable(id)) {
+                let mut at = id;
+                while let Some(parent) = self.index.parent(at) {
+                    self.scores[parent as usize] = self.scores[parent as usize].saturating_add(1);
+                    at = parent;
+                }
+            }
+        }
+        let score = |scores: &[u32], id: u32| match strategy {
+            WipeStrategy::All => 0,
+            _ => bucket(scores[id as usize]),
+        };
+        let mut counts = [0usize; BUCKETS];
+        for id in (0..slots).filter(|&id| candidate(&self.index, id)) {
+            counts[score(&self.scores, id)] += 1;
+        }
+        // free every bucket below `threshold`, and `quota` keys of the threshold bucket
+        let (mut threshold, mut quota, mut below) = (BUCKETS, 0, 0);
+        for (b, &count) in counts.iter().enumerate() {
+            if below + count >= target {
+                (threshold, quota) = (b, target - below);
+                break;
+            }
+            below += count;
+        }
+        // a nested index frees deeper keys first, so children go before their parents
+        let depths: Vec<u8> = if I::NESTED {
+            (0..slots)
+                .map(|id| {
+                    let mut depth = 0u8;
+                    let mut at = id;
+                    while let Some(parent) = self.index.parent(at) {
+                        depth = depth.saturating_add(1);
+                        at = parent;
+                    }
+                    depth
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let max_depth = depths.iter().copied().max().unwrap_or(0);
+        let mut freed = 0;
+        for in_threshold in [false, true] {
+            for depth in (0..=max_depth).rev() {
+                for id in 0..slots {
+                    if !candidate(&self.index, id)
+                        || (I::NESTED && depths[id as usize] != depth)
+                        || self.index.has_children(id)
+                    {
+                        continue;
+                    }
+                    let b = score(&self.scores, id);
+                    let chosen = if in_threshold {
+                        b == threshold && quota > 0
+                    } else {
+                        b < threshold
+                    };
+                    if chosen {
+                        quota -= usize::from(in_threshold);
+                        self.free(id);
+                        freed += 1;
+                    }
+                }
+            }
+        }
+        self.index.finish_removal();
+        self.stats.wipes += 1;
+        freed
+    }
+
+    /// Frees `id` and its entries.
+    fn free(&mut self, id: u32) {
+        let mut at = std::mem::replace(&mut self.heads[id as usize], NONE);
+        while at != NONE {
+            let entry = &mut self.entries[at as usize];
+            let next = std::mem::replace(&mut entry.next, self.free_entries);
+            self.free_entries = at;
+            self.n_free_entries += 1;
+            at = next;
+        }
+        self.generations[id as usize] = self.generations[id as usize].wrapping_add(1);
+        self.scores[id as usize] = 0;
+        self.index.remove(id);
     }
 }
 
@@ -294,7 +599,7 @@ mod tests {
     fn keyed<I: KeyIndex>(paths: &[&[Item]]) {
         let data_rows = [0b1111u64, 0b1];
         let mut cover = Cover::new(&data_rows);
-        let mut cache = Cache::<I, f64>::new();
+        let mut cache = Cache::<I, f64>::new(None);
         fn key<'a>(path: &'a [Item], cover: &'a Cover) -> Key<'a> {
             Key { path, cover }
         }
@@ -305,7 +610,7 @@ mod tests {
         let b = cache.insert(key(paths[1], &cover));
         assert_ne!(a, b);
         assert_eq!(cache.find(key(paths[1], &cover)), Some(b));
-        assert_eq!(cache.n_keys(), 2);
+        assert!(cache.len() >= 2);
 
         let full = Limits::normalised(2, 3);
         cache.raise(b, full, 4.0);
@@ -330,15 +635,15 @@ mod tests {
             Some((5.0, one))
         );
         assert_eq!(cache.known(b, Limits::normalised(0, 0)).solution, None);
-        assert_eq!(cache.len(), 1);
+        assert_eq!(cache.n_entries(), 1);
         assert!(cache.bytes() > 0);
     }
 
     #[test]
     fn every_index_behaves_alike() {
-        keyed::<TrieIndex>(&[&[], &[3]]);
-        keyed::<PathIndex>(&[&[], &[3]]);
-        keyed::<DatasetIndex>(&[&[], &[3]]);
+        keyed::<TrieIndex>(&[&[1], &[1, 3]]);
+        keyed::<PathIndex>(&[&[1], &[1, 3]]);
+        keyed::<DatasetIndex>(&[&[1], &[1, 3]]);
     }
 
     #[test]

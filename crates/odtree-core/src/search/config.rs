@@ -1,5 +1,6 @@
 //! Search settings: limits, and the switches that choose the techniques.
 
+use crate::cache::WipeStrategy;
 use crate::error::{OdtError, Result};
 
 /// Order in which the features are tried at a node.
@@ -33,6 +34,39 @@ pub enum ChildOrder {
     LeftFirst,
     /// The child with the larger leaf cost first (MurTree's dynamic order).
     LargerLeafCostFirst,
+}
+
+/// Caps on the cache (spec §6); both `None` means an unbounded cache.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MemoryLimits {
+    /// Most bytes the search may hold: the cache, from its allocations, plus its working
+    /// memory, estimated from the data's shape.
+    pub max_bytes: Option<usize>,
+    /// Most keys the cache may hold (trie nodes, or hash keys).
+    pub max_entries: Option<usize>,
+    /// Which keys a wipe frees first.
+    pub strategy: WipeStrategy,
+    /// The share of the keys a wipe frees: of `max_entries`, or of the keys held when only
+    /// the byte limit is set.
+    pub wipe_factor: f64,
+}
+
+impl Default for MemoryLimits {
+    fn default() -> Self {
+        Self {
+            max_bytes: None,
+            max_entries: None,
+            strategy: WipeStrategy::Reuses,
+            wipe_factor: 0.5,
+        }
+    }
+}
+
+impl MemoryLimits {
+    /// Whether a limit is set.
+    pub fn is_bounded(&self) -> bool {
+        self.max_bytes.is_some() || self.max_entries.is_some()
+    }
 }
 
 /// Everything that defines one search, built once and passed down.
@@ -73,6 +107,8 @@ pub struct SearchConfig {
     /// On failure, store the refined bound min over splits of the children's bounds (MurTree
     /// Eq. 15–17) instead of only the upper bound (DL8.5).
     pub refined_lower_bound: bool,
+    /// Caps on the cache.
+    pub memory: MemoryLimits,
 }
 
 impl Default for SearchConfig {
@@ -94,6 +130,7 @@ impl Default for SearchConfig {
             leaf_incumbent: true,
             similarity_bound: true,
             refined_lower_bound: true,
+            memory: MemoryLimits::default(),
         }
     }
 }
@@ -134,6 +171,17 @@ impl SearchConfig {
         if !(self.leaf_penalty >= 0.0 && self.leaf_penalty.is_finite()) {
             return Err(OdtError::InvalidParameter(
                 "the leaf penalty must be finite and non-negative".into(),
+            ));
+        }
+        let factor = self.memory.wipe_factor;
+        if !(factor > 0.0 && factor <= 1.0) {
+            return Err(OdtError::InvalidParameter(format!(
+                "wipe_factor must be in (0, 1], got {factor}"
+            )));
+        }
+        if self.memory.max_entries == Some(0) || self.memory.max_bytes == Some(0) {
+            return Err(OdtError::InvalidParameter(
+                "memory limits must be positive".into(),
             ));
         }
         if self.upper_bound.is_nan() {

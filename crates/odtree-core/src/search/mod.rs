@@ -3,26 +3,34 @@
 //! DL8.5 and MurTree are presets of this engine (see [`SearchConfig`]). Upper bounds are
 //! exclusive: `solve(.., ub)` looks for a subtree costing strictly less than `ub`, and when none
 //! exists it records `ub` (or a refined bound) as a proven lower bound of the node (spec §2.6).
+//!
+//! With a bounded cache (spec §6), the engine makes room before each new key. A wipe spares
+//! every node on the recursion stack, the children of the split each is trying, the best
+//! split each has found so far with its cached subtree, and the root's best tree. After the
+//! search, parts of the best tree that were wiped anyway are solved again under the exact
+//! cost their parent implies (spec §6.9), so the tree returned is still optimal.
 
 mod config;
 mod cost;
 mod counts;
 mod depth2;
+mod memory;
 mod order;
 mod similarity;
 
-pub use config::{Branching, CacheKind, ChildOrder, SearchConfig};
+pub use config::{Branching, CacheKind, ChildOrder, MemoryLimits, SearchConfig};
 pub use cost::{Cost, Lexicographic};
 pub use order::{gini_gain, information_gain};
 
 use crate::budget::{Budget, Stop};
-use crate::cache::{Cache, Decision, Key, KeyIndex, Limits};
+use crate::cache::{Cache, Decision, Handle, Key, KeyIndex, Limits};
 use crate::cover::Cover;
 use crate::data::{item, item_feature, Dataset, Item};
 use crate::objective::{Leaf, Objective};
 use crate::stats::{ClassWeights, Weights};
 use crate::tree::{Tree, TreeBuilder};
 use depth2::Depth2;
+use memory::working_bytes;
 use similarity::SimilarityArchive;
 
 /// The result of solving one node under an upper bound.
@@ -65,6 +73,31 @@ struct Child<'s, C> {
     limits: Limits,
 }
 
+/// A node on the recursion stack, as the wipe needs to know it.
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    handle: Handle,
+    limits: Limits,
+    /// Length of the trail (tests pushed so far) at this node.
+    depth: usize,
+    /// The feature whose children are being solved.
+    feature: Option<u32>,
+    /// The best split found so far.
+    best: Option<Decision>,
+    /// Keys the cache had created when the node was entered.
+    created: usize,
+}
+
+/// Budget entries a node may add between two checks of the memory limits: one per node on
+/// the stack as the search unwinds, and the depth-2 solver's per-budget trees.
+fn entry_margin(max_depth: u32) -> usize {
+    2 * max_depth as usize + 8
+}
+
+/// The rounds of repair after which a tree still missing parts is extracted with leaves
+/// there (a safeguard: each round repairs every missing part it meets).
+const REPAIR_ROUNDS: usize = 64;
+
 /// What the engine reports besides the tree.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SearchOutcome {
@@ -74,10 +107,16 @@ pub struct SearchOutcome {
     pub lower_bound: f64,
     /// Whether no tree beats the requested upper bound (the tree is then the root leaf).
     pub infeasible: bool,
-    /// Number of cache entries at the end.
+    /// Number of cache keys at the end.
     pub cache_entries: usize,
     /// Bytes held by the cache at the end.
     pub cache_bytes: usize,
+    /// Most keys the cache held at once.
+    pub cache_peak_entries: usize,
+    /// Most bytes the cache held at once.
+    pub cache_peak_bytes: usize,
+    /// Number of wipes.
+    pub wipes: usize,
     /// Why the search stopped early, if it did.
     pub stopped: Option<Stop>,
 }
@@ -93,6 +132,14 @@ pub(crate) struct Engine<'a, I: KeyIndex, O: Objective, C: Cost> {
     cover: Cover,
     /// The current path, sorted: the cache key of the current node.
     path: Vec<Item>,
+    /// The current path in the order the tests were pushed.
+    trail: Vec<Item>,
+    /// The nodes being branched on, root first.
+    frames: Vec<Frame>,
+    /// The root's limits.
+    root_limits: Limits,
+    /// Estimated bytes of everything the search holds besides the cache.
+    working_bytes: usize,
     on_path: Vec<bool>,
     levels: Vec<Level>,
     depth2: Depth2<C>,
@@ -123,15 +170,25 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
             && capabilities.similarity_bound
             && config.min_samples_leaf == 1;
         let max_depth = config.max_depth.min(data.n_features() as u32);
+        let kernel = ClassWeights::new(data, weights);
+        let working_bytes = if config.memory.is_bounded() {
+            working_bytes(data, max_depth, kernel.len(), use_depth2, use_similarity)
+        } else {
+            0
+        };
         Self {
             data,
             weights,
             objective,
             config,
-            kernel: ClassWeights::new(data, weights),
-            cache: Cache::new(),
+            kernel,
+            cache: Cache::new(config.memory.is_bounded().then_some(config.memory.strategy)),
             cover,
             path: Vec::new(),
+            trail: Vec::new(),
+            frames: Vec::new(),
+            root_limits: Limits::normalised(0, 0),
+            working_bytes,
             on_path: vec![false; data.n_features()],
             levels: (0..=max_depth).map(|_| Level::default()).collect(),
             depth2: Depth2::default(),
@@ -152,10 +209,18 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
         self.tolerance = 1e-9 * total.max(1.0);
         let max_depth = self.config.max_depth.min(self.data.n_features() as u32);
         let limits = Limits::normalised(max_depth, self.config.max_nodes.unwrap_or(u32::MAX));
+        self.root_limits = limits;
         let upper_bound = C::value(self.config.upper_bound);
         let outcome = self.solve(limits, upper_bound, &stats, rows);
         let infeasible =
             matches!(outcome, Outcome::Infeasible(_)) || !self.below(outcome.bound(), upper_bound);
+        if !infeasible && self.config.memory.is_bounded() {
+            for _ in 0..REPAIR_ROUNDS {
+                if self.budget.stopped().is_some() || !self.repair(limits, &stats) {
+                    break;
+                }
+            }
+        }
         let root_bound = self.cache.find(self.key()).map_or(0.0, |id| {
             self.cache.known(id, limits).lower_bound.objective()
         });
@@ -171,12 +236,16 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
             (false, None) => tree.cost(),
             _ => root_bound,
         };
+        let cache = self.cache.stats();
         SearchOutcome {
             tree,
             lower_bound,
             infeasible,
             cache_entries: self.cache.len(),
             cache_bytes: self.cache.bytes(),
+            cache_peak_entries: cache.peak_keys,
+            cache_peak_bytes: cache.peak_bytes,
+            wipes: cache.wipes,
             stopped: self.budget.stopped(),
         }
     }
@@ -196,7 +265,21 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
         }
     }
 
-    fn store(&mut self, id: u32, limits: Limits, cost: C, decision: Decision) -> Outcome<C> {
+    /// The id `handle` names, or if a wipe freed it, the current node's id again.
+    fn current(&mut self, handle: Handle) -> u32 {
+        if self.cache.is_current(handle) {
+            handle.id
+        } else {
+            let key = Key {
+                path: &self.path,
+                cover: &self.cover,
+            };
+            self.cache.insert(key)
+        }
+    }
+
+    fn store(&mut self, handle: Handle, limits: Limits, cost: C, decision: Decision) -> Outcome<C> {
+        let id = self.current(handle);
         let proven = self.budget.stopped().is_none();
         self.cache.store(id, limits, cost, decision, proven);
         Outcome::Solved(cost, decision.size())
@@ -210,11 +293,15 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
         if limits.is_leaf() && !self.cache_leaves {
             return Outcome::Solved(leaf_cost, 0);
         }
+        if self.config.memory.is_bounded() && !self.make_room() {
+            return Outcome::Solved(leaf_cost, 0);
+        }
         let key = Key {
             path: &self.path,
             cover: &self.cover,
         };
         let id = self.cache.insert(key);
+        let handle = self.cache.handle(id);
         let known = self.cache.known(id, limits);
         if let Some((cost, decision)) = known.solution {
             return Outcome::Solved(cost, decision.size());
@@ -236,7 +323,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
             || !self.below(lower_bound, leaf_cost)
             || self.budget.check().is_some()
         {
-            return self.store(id, limits, leaf_cost, Decision::Leaf);
+            return self.store(handle, limits, leaf_cost, Decision::Leaf);
         }
         let depth = self.path.len();
         let mut level = std::mem::take(&mut self.levels[depth]);
@@ -245,16 +332,30 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
             self.solve_depth2(&level, id, limits, stats, rows, leaf)
         } else {
             self.order(&mut level, stats);
-            self.branch(
+            self.frames.push(Frame {
+                handle,
+                limits,
+                depth: self.trail.len(),
+                feature: None,
+                best: None,
+                created: self.cache.stats().created,
+            });
+            let outcome = self.branch(
                 &mut level,
-                id,
+                handle,
                 limits,
                 ub,
                 stats,
                 rows,
                 leaf_cost,
                 lower_bound,
-            )
+            );
+            let frame = self.frames.pop().expect("pushed above");
+            if self.cache.is_current(handle) {
+                let work = self.cache.stats().created - frame.created;
+                self.cache.record_work(handle.id, work);
+            }
+            outcome
         };
         self.levels[depth] = level;
         if let Some(archive) = self
@@ -302,7 +403,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
             }
         }
         let (cost, decision) = trees[limits.nodes as usize - 1];
-        self.store(id, limits, cost, decision)
+        self.store(self.cache.handle(id), limits, cost, decision)
     }
 
     /// Tries every candidate split of the current node and every division of its branching
@@ -311,7 +412,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
     fn branch(
         &mut self,
         level: &mut Level,
-        id: u32,
+        handle: Handle,
         limits: Limits,
         ub_in: C,
         stats: &[f64],
@@ -333,6 +434,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
         level.negative.resize(len, 0.0);
         'features: for index in 0..level.candidates.len() {
             let f = level.candidates[index];
+            self.frame().feature = Some(f);
             let positive = &level.positive[f as usize * len..(f as usize + 1) * len];
             let positive_rows = level.positive_rows[f as usize];
             for c in 0..len {
@@ -394,14 +496,13 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
                         } else {
                             (first_size, size)
                         };
-                        best = Some((
-                            ub,
-                            Decision::Split {
-                                feature: f,
-                                left,
-                                right,
-                            },
-                        ));
+                        let split = Decision::Split {
+                            feature: f,
+                            left,
+                            right,
+                        };
+                        best = Some((ub, split));
+                        self.frame().best = Some(split);
                         if !self.below(node_bound, ub) {
                             break 'features;
                         }
@@ -421,8 +522,9 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
             }
         }
         match best {
-            Some((cost, decision)) => self.store(id, limits, cost, decision),
+            Some((cost, decision)) => self.store(handle, limits, cost, decision),
             None => {
+                let id = self.current(handle);
                 if self.budget.stopped().is_none() {
                     let proven = if self.config.refined_lower_bound {
                         ub_in.max(refined.min(leaf))
@@ -444,7 +546,14 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
         outcome
     }
 
+    fn frame(&mut self) -> &mut Frame {
+        self.frames
+            .last_mut()
+            .expect("branching happens inside a frame")
+    }
+
     fn push(&mut self, item: Item) {
+        self.trail.push(item);
         let at = self.path.partition_point(|&x| x < item);
         self.path.insert(at, item);
         self.on_path[item_feature(item) as usize] = true;
@@ -452,6 +561,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
     }
 
     fn pop(&mut self, item: Item) {
+        self.trail.pop();
         let at = self.path.partition_point(|&x| x < item);
         self.path.remove(at);
         self.on_path[item_feature(item) as usize] = false;

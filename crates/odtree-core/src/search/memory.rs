@@ -1,0 +1,276 @@
+//! Keeping a search within its memory limits (spec §6): making room in the cache before a new
+//! key, what a wipe must spare, and solving again the wiped parts of the best tree.
+
+use super::{entry_margin, Cost, Engine, Outcome};
+use crate::budget::Stop;
+use crate::cache::{Decision, Key, KeyIndex, Limits, WipeStrategy};
+use crate::cover::Cover;
+use crate::data::{item, Dataset, Item};
+use crate::objective::Objective;
+use crate::stats::Weights;
+use std::mem::size_of;
+
+/// A second cursor over the lattice, for finding the keys of nodes away from the search's
+/// current node.
+struct Walk<'d> {
+    data: &'d Dataset,
+    path: Vec<Item>,
+    cover: Cover,
+    /// How many tests of the engine's trail this walk has followed.
+    followed: usize,
+}
+
+impl<'d> Walk<'d> {
+    fn new(data: &'d Dataset, weights: &Weights) -> Self {
+        Self {
+            data,
+            path: Vec::new(),
+            cover: Cover::new(weights.support()),
+            followed: 0,
+        }
+    }
+
+    fn push(&mut self, item: Item) {
+        let at = self.path.partition_point(|&x| x < item);
+        self.path.insert(at, item);
+        self.cover.intersect(self.data.item_mask(item));
+    }
+
+    fn pop(&mut self, item: Item) {
+        let at = self.path.partition_point(|&x| x < item);
+        self.path.remove(at);
+        self.cover.backtrack();
+    }
+
+    fn key(&self) -> Key<'_> {
+        Key {
+            path: &self.path,
+            cover: &self.cover,
+        }
+    }
+}
+
+impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
+    /// Makes room for the current node's key: wipes by the configured strategy, then if that
+    /// is not enough, everything not protected. When even that is not enough, stops the
+    /// search and returns false.
+    pub(super) fn make_room(&mut self) -> bool {
+        if self.fits() {
+            return true;
+        }
+        let memory = self.config.memory;
+        let base = memory.max_entries.unwrap_or_else(|| self.cache.len());
+        let target = ((base as f64 * memory.wipe_factor) as usize).max(1);
+        let mut rounds = vec![(memory.strategy, target)];
+        if memory.strategy != WipeStrategy::All {
+            rounds.push((WipeStrategy::All, usize::MAX));
+        }
+        for (strategy, target) in rounds {
+            let mut protected = self.protected();
+            self.cache.wipe(&mut protected, target, strategy);
+            if self.fits() {
+                return true;
+            }
+        }
+        self.budget.stop(Stop::MemoryLimit);
+        false
+    }
+
+    /// Whether the current node's key, and the entries that may follow it before the next
+    /// check, fit within the limits.
+    fn fits(&self) -> bool {
+        let memory = &self.config.memory;
+        let key = self.key();
+        let entries = memory
+            .max_entries
+            .is_none_or(|most| self.cache.len() + self.cache.new_keys(key) <= most);
+        entries
+            && memory.max_bytes.is_none_or(|most| {
+                let margin = entry_margin(self.config.max_depth);
+                self.working_bytes + self.cache.bytes() + self.cache.growth(key, margin) <= most
+            })
+    }
+
+    /// The ids a wipe must spare: the root and its best tree, and for every node on the
+    /// stack, the node, both children of the split it is trying, and its best split so far.
+    fn protected(&self) -> Vec<u32> {
+        let mut walk = Walk::new(self.data, self.weights);
+        let mut protected = Vec::new();
+        if let Some(root) = self.cache.find(walk.key()) {
+            protected.push(root);
+            if let Some((_, decision)) = self.cache.known(root, self.root_limits).solution {
+                self.protect_subtree(&mut walk, self.root_limits, decision, &mut protected);
+            }
+        }
+        for frame in &self.frames {
+            while walk.followed < frame.depth {
+                walk.push(self.trail[walk.followed]);
+                walk.followed += 1;
+            }
+            if self.cache.is_current(frame.handle) {
+                protected.push(frame.handle.id);
+            }
+            if let Some(feature) = frame.feature {
+                for value in [false, true] {
+                    walk.push(item(feature, value));
+                    protected.extend(self.cache.find(walk.key()));
+                    walk.pop(item(feature, value));
+                }
+            }
+            if let Some(best) = frame.best {
+                self.protect_subtree(&mut walk, frame.limits, best, &mut protected);
+            }
+        }
+        protected
+    }
+
+    /// Adds the cached nodes of the subtree `decision` roots at the walk's node.
+    fn protect_subtree(
+        &self,
+        walk: &mut Walk,
+        limits: Limits,
+        decision: Decision,
+        protected: &mut Vec<u32>,
+    ) {
+        let Decision::Split {
+            feature,
+            left,
+            right,
+        } = decision
+        else {
+            return;
+        };
+        for (value, nodes) in [(false, left), (true, right)] {
+            let test = item(feature, value);
+            walk.push(test);
+            if let Some(id) = self.cache.find(walk.key()) {
+                protected.push(id);
+                let limits = Limits::normalised(limits.depth - 1, nodes);
+                if let Some((_, decision)) = self.cache.known(id, limits).solution {
+                    self.protect_subtree(walk, limits, decision, protected);
+                }
+            }
+            walk.pop(test);
+        }
+    }
+
+    /// Solves again the parts of the current node's best subtree that were wiped (spec §6.9):
+    /// a missing child whose sibling is known costs exactly the parent's cost minus the
+    /// sibling's, so it is searched with that as its lower bound and just above it as its
+    /// upper bound. Returns whether anything was solved again.
+    pub(super) fn repair(&mut self, limits: Limits, stats: &[f64]) -> bool {
+        if limits.is_leaf() {
+            return false;
+        }
+        let solution = self
+            .cache
+            .find(self.key())
+            .and_then(|id| self.cache.known(id, limits).solution);
+        let Some((
+            cost,
+            Decision::Split {
+                feature,
+                left,
+                right,
+            },
+        )) = solution
+        else {
+            return false;
+        };
+        let children = [(false, left), (true, right)].map(|(value, nodes)| {
+            (
+                item(feature, value),
+                Limits::normalised(limits.depth - 1, nodes),
+            )
+        });
+        let mut child_stats = [vec![0.0; stats.len()], vec![0.0; stats.len()]];
+        let mut child_rows = [0; 2];
+        let mut costs = [None; 2];
+        for (k, &(test, limits)) in children.iter().enumerate() {
+            self.push(test);
+            child_rows[k] = self.kernel.count(&self.cover, None, &mut child_stats[k]);
+            costs[k] = if limits.is_leaf() {
+                Some(C::leaf(self.objective.leaf_cost(&child_stats[k])))
+            } else {
+                self.cache
+                    .find(self.key())
+                    .and_then(|id| self.cache.known(id, limits).solution)
+                    .map(|(cost, _)| cost)
+            };
+            self.pop(test);
+        }
+        let slack = C::value(2.0 * self.tolerance);
+        let mut repaired = false;
+        for k in 0..2 {
+            if costs[k].is_some() {
+                continue;
+            }
+            let exact = costs[1 - k].map(|sibling| cost - sibling);
+            let (test, limits) = children[k];
+            self.push(test);
+            if let Some(exact) = exact.filter(|_| self.make_room()) {
+                let key = Key {
+                    path: &self.path,
+                    cover: &self.cover,
+                };
+                let id = self.cache.insert(key);
+                self.cache.raise(id, limits, exact);
+            }
+            let outcome = self.solve(
+                limits,
+                exact.unwrap_or(cost) + slack,
+                &child_stats[k],
+                child_rows[k],
+            );
+            self.pop(test);
+            debug_assert!(
+                matches!(outcome, Outcome::Solved(..)) || self.budget.stopped().is_some(),
+                "a wiped child of the best tree is feasible under its known cost"
+            );
+            costs[k] = Some(outcome.bound());
+            repaired = true;
+        }
+        for (k, &(test, limits)) in children.iter().enumerate() {
+            self.push(test);
+            repaired |= self.repair(limits, &child_stats[k]);
+            self.pop(test);
+        }
+        repaired
+    }
+}
+
+/// Estimated bytes a search holds besides its cache: the per-depth statistics of every
+/// feature, the covers, the depth-2 solver's pair counts and the similarity archive.
+pub(super) fn working_bytes(
+    data: &Dataset,
+    max_depth: u32,
+    n_stats: usize,
+    depth2: bool,
+    similarity: bool,
+) -> usize {
+    let (f, w, levels) = (data.n_features(), data.n_words(), max_depth as usize + 2);
+    let per_level = f * (2 * n_stats * size_of::<f64>() + 3 * size_of::<u32>());
+    // the search's cover, and the wipe's walk
+    let covers = 2 * levels * w * (size_of::<u64>() + size_of::<u32>() + size_of::<u64>());
+    let depth2 = if depth2 {
+        let ones: usize = (0..f as u32)
+            .map(|g| {
+                data.item_mask(item(g, true))
+                    .iter()
+                    .map(|w| w.count_ones() as usize)
+                    .sum::<usize>()
+            })
+            .sum();
+        let pairs = 2 * 2 * f * f * size_of::<i32>() + 4 * w * size_of::<u64>();
+        let rows = (ones + data.n_rows() + 1) * size_of::<u32>();
+        pairs + rows + f * (4 * n_stats * size_of::<f64>() + 64)
+    } else {
+        0
+    };
+    let similarity = if similarity {
+        (2 * levels + 1) * w * size_of::<u64>()
+    } else {
+        0
+    };
+    levels * per_level + covers + depth2 + similarity
+}
