@@ -20,6 +20,7 @@ from sklearn.utils.validation import (
 )
 
 from ._binarizer import NUMERIC_DTYPES, Binarizer
+from ._memory import parse_bytes
 from ._tree import Tree
 from .exceptions import InfeasibleWarning, NotOptimalWarning
 
@@ -88,6 +89,23 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         ``None``: the preset's.
     child_order : {"larger_error_first", "left_first"} or None, default=None
         Which child of a split is solved first. ``None``: the preset's.
+    memory_limit : int, str or None, default=None
+        Most memory the search may hold, in bytes or as a string such as ``"500MB"`` or
+        ``"2GiB"`` (MB and GB are powers of 10, MiB and GiB powers of 2). It counts the cache
+        from its allocations and the search's working memory. When the cache would outgrow
+        it, the search wipes the entries it needs least and solves them again if they are met
+        again; the tree is still optimal. If even the entries the search cannot spare do not
+        fit, the search stops with ``status_ = "memory_limit"`` and the best tree found.
+        ``None``: no limit.
+    max_cache_entries : int or None, default=None
+        Most cache entries (trie nodes, or hash-table keys) the search may hold, the unit of
+        the memory-bounded DL8.5 paper. Works like ``memory_limit``; both may be set.
+    wipe_strategy : {"reuses", "descendants", "all"}, default="reuses"
+        Which entries a wipe frees first: those least reused, those with the fewest
+        descendants (cheapest to recompute), or every entry the search can spare.
+    wipe_factor : float, default=0.5
+        The share of the entries a wipe frees: of ``max_cache_entries``, or of the entries
+        held when only ``memory_limit`` is set.
     thresholds : {"quantile", "midpoints", "tree"}, default="quantile"
         How numeric columns become binary features (see :class:`Binarizer`).
     n_thresholds : int, default=10
@@ -117,11 +135,18 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
     optimal_ : bool
         Whether the tree is proven optimal.
     status_ : str
-        ``"optimal"``, ``"time_limit"``, ``"interrupted"`` or ``"infeasible"``.
+        ``"optimal"``, ``"time_limit"``, ``"interrupted"``, ``"memory_limit"`` or
+        ``"infeasible"``.
     fit_time_ : float
         Seconds spent in ``fit``.
     n_cache_entries_ : int
         Cache entries at the end of the search.
+    cache_peak_entries_ : int
+        Most cache entries held at once.
+    cache_peak_bytes_ : int
+        Most bytes the cache held at once (its allocations' capacities).
+    n_wipes_ : int
+        Number of wipes of a bounded cache (0 without a limit).
     n_features_in_ : int
         Number of input columns.
     feature_names_in_ : ndarray of str
@@ -154,6 +179,10 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         "incremental_counting": ["boolean", None],
         "similarity_bound": ["boolean", None],
         "child_order": [StrOptions({"larger_error_first", "left_first"}), None],
+        "memory_limit": [Interval(Integral, 1, None, closed="left"), str, None],
+        "max_cache_entries": [Interval(Integral, 1, None, closed="left"), None],
+        "wipe_strategy": [StrOptions({"reuses", "descendants", "all"})],
+        "wipe_factor": [Interval(Real, 0, 1, closed="right")],
         "thresholds": [StrOptions({"quantile", "midpoints", "tree"})],
         "n_thresholds": [Interval(Integral, 1, None, closed="left")],
     }
@@ -162,8 +191,9 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
                  max_leaf_nodes=None, ccp_alpha=0.0, lexicographic=False, search="murtree",
                  cache=None,
                  branching=None, depth2_solver=None, incremental_counting=None,
-                 similarity_bound=None, child_order=None, thresholds="quantile",
-                 n_thresholds=10):
+                 similarity_bound=None, child_order=None, memory_limit=None,
+                 max_cache_entries=None, wipe_strategy="reuses", wipe_factor=0.5,
+                 thresholds="quantile", n_thresholds=10):
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
         self.time_limit = time_limit
@@ -178,6 +208,10 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         self.incremental_counting = incremental_counting
         self.similarity_bound = similarity_bound
         self.child_order = child_order
+        self.memory_limit = memory_limit
+        self.max_cache_entries = max_cache_entries
+        self.wipe_strategy = wipe_strategy
+        self.wipe_factor = wipe_factor
         self.thresholds = thresholds
         self.n_thresholds = n_thresholds
 
@@ -208,6 +242,7 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         0.0
         """
         start = time.perf_counter()
+        memory_limit = None if self.memory_limit is None else parse_bytes(self.memory_limit)
         _check_no_missing_labels(y)
         X, y = self._validate_training_data(X, y)
         if y.dtype.kind not in "biuUS":  # ints, bools and strings are always class labels
@@ -247,6 +282,10 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
             incremental=self.incremental_counting,
             similarity_bound=self.similarity_bound,
             child_order=self.child_order,
+            memory_limit=memory_limit,
+            max_cache_entries=self.max_cache_entries,
+            wipe_strategy=self.wipe_strategy,
+            wipe_factor=float(self.wipe_factor),
             sample_weight=weight[kept],
             time_limit=self.time_limit,
         )
@@ -280,6 +319,9 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         self.status_ = str(result["status"])
         self.optimal_ = self.status_ == "optimal"
         self.n_cache_entries_ = int(result["cache_entries"])
+        self.cache_peak_entries_ = int(result["cache_peak_entries"])
+        self.cache_peak_bytes_ = int(result["cache_peak_bytes"])
+        self.n_wipes_ = int(result["n_wipes"])
         if self.status_ == "infeasible":
             warnings.warn(f"no tree has an objective below upper_bound={self.upper_bound}; "
                           "the model is the best single leaf", InfeasibleWarning, stacklevel=4)
@@ -291,6 +333,10 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
             _last_interrupt[0] = now
             warnings.warn("the search was interrupted: the tree is the best found so far and may "
                           "not be optimal", NotOptimalWarning, stacklevel=4)
+        elif self.status_ == "memory_limit":
+            warnings.warn("the memory limit is too small for the entries the search cannot "
+                          "spare: the tree is the best found so far and may not be optimal",
+                          NotOptimalWarning, stacklevel=4)
         elif self.status_ == "time_limit":
             warnings.warn(f"time limit of {self.time_limit} s reached: the tree is the best found "
                           "so far and may not be optimal", NotOptimalWarning, stacklevel=4)

@@ -33,6 +33,7 @@ mod oracle;
 pub use budget::{Budget, Stop};
 pub use data::Dataset;
 pub use error::{OdtError, Result};
-pub use search::{Branching, CacheKind, ChildOrder, SearchConfig};
+pub use cache::WipeStrategy;
+pub use search::{Branching, CacheKind, ChildOrder, MemoryLimits, SearchConfig};
 pub use solver::{Solution, Solver, Status};
 pub use tree::{Tree, TreeNode};

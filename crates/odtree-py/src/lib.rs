@@ -3,7 +3,8 @@
 
 use numpy::{PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use odtree_core::{
-    Branching, Budget, CacheKind, ChildOrder, Dataset, OdtError, SearchConfig, Solution, Solver,
+    Branching, Budget, CacheKind, ChildOrder, Dataset, MemoryLimits, OdtError, SearchConfig,
+    Solution, Solver, WipeStrategy,
 };
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -60,8 +61,8 @@ impl PySolver {
     #[pyo3(signature = (*, max_depth, min_samples_leaf, upper_bound, search, max_nodes=None,
                         leaf_penalty=0.0, lexicographic=false, cache=None, branching=None, depth2=None,
                         incremental=None, similarity_bound=None, child_order=None,
-                        sample_weight=None,
-                        time_limit=None))]
+                        memory_limit=None, max_cache_entries=None, wipe_strategy="reuses",
+                        wipe_factor=0.5, sample_weight=None, time_limit=None))]
     #[allow(clippy::too_many_arguments)]
     fn solve<'py>(
         &self,
@@ -79,6 +80,10 @@ impl PySolver {
         incremental: Option<bool>,
         similarity_bound: Option<bool>,
         child_order: Option<&str>,
+        memory_limit: Option<usize>,
+        max_cache_entries: Option<usize>,
+        wipe_strategy: &str,
+        wipe_factor: f64,
         sample_weight: Option<PyReadonlyArray1<f64>>,
         time_limit: Option<f64>,
     ) -> PyResult<Bound<'py, PyDict>> {
@@ -117,6 +122,17 @@ impl PySolver {
                 other => return Err(unknown("child_order", other)),
             };
         }
+        config.memory = MemoryLimits {
+            max_bytes: memory_limit,
+            max_entries: max_cache_entries,
+            strategy: match wipe_strategy {
+                "reuses" => WipeStrategy::Reuses,
+                "descendants" => WipeStrategy::Descendants,
+                "all" => WipeStrategy::All,
+                other => return Err(unknown("wipe_strategy", other)),
+            },
+            wipe_factor,
+        };
         config.depth2 = depth2.unwrap_or(config.depth2);
         config.incremental = incremental.unwrap_or(config.incremental);
         config.similarity_bound = similarity_bound.unwrap_or(config.similarity_bound);
@@ -224,6 +240,9 @@ fn solution_to_dict<'py>(py: Python<'py>, solution: &Solution) -> PyResult<Bound
     dict.set_item("status", solution.status.as_str())?;
     dict.set_item("cache_entries", solution.cache_entries)?;
     dict.set_item("cache_bytes", solution.cache_bytes)?;
+    dict.set_item("cache_peak_entries", solution.cache_peak_entries)?;
+    dict.set_item("cache_peak_bytes", solution.cache_peak_bytes)?;
+    dict.set_item("n_wipes", solution.wipes)?;
     dict.set_item("seconds", solution.seconds)?;
     Ok(dict)
 }
