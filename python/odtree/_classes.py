@@ -147,6 +147,8 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         Most bytes the cache held at once (its allocations' capacities).
     n_wipes_ : int
         Number of wipes of a bounded cache (0 without a limit).
+    cache_created_entries_ : int
+        Cache entries created, counting those created again after a wipe.
     n_features_in_ : int
         Number of input columns.
     feature_names_in_ : ndarray of str
@@ -322,6 +324,7 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         self.cache_peak_entries_ = int(result["cache_peak_entries"])
         self.cache_peak_bytes_ = int(result["cache_peak_bytes"])
         self.n_wipes_ = int(result["n_wipes"])
+        self.cache_created_entries_ = int(result["cache_created_entries"])
         if self.status_ == "infeasible":
             warnings.warn(f"no tree has an objective below upper_bound={self.upper_bound}; "
                           "the model is the best single leaf", InfeasibleWarning, stacklevel=4)

@@ -31,9 +31,9 @@ pub mod tree;
 mod oracle;
 
 pub use budget::{Budget, Stop};
+pub use cache::WipeStrategy;
 pub use data::Dataset;
 pub use error::{OdtError, Result};
-pub use cache::WipeStrategy;
 pub use search::{Branching, CacheKind, ChildOrder, MemoryLimits, SearchConfig};
 pub use solver::{Solution, Solver, Status};
 pub use tree::{Tree, TreeNode};

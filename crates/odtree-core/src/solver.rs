@@ -59,6 +59,8 @@ pub struct Solution {
     pub cache_peak_bytes: usize,
     /// Number of wipes of a bounded cache.
     pub wipes: usize,
+    /// Cache keys created, counting those created again after a wipe.
+    pub cache_created: usize,
     /// Wall time of the solve in seconds.
     pub seconds: f64,
 }
@@ -161,6 +163,7 @@ impl Solver {
             cache_peak_entries: outcome.cache_peak_entries,
             cache_peak_bytes: outcome.cache_peak_bytes,
             wipes: outcome.wipes,
+            cache_created: outcome.cache_created,
             seconds: start.elapsed().as_secs_f64(),
         }
     }

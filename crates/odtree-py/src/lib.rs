@@ -243,6 +243,7 @@ fn solution_to_dict<'py>(py: Python<'py>, solution: &Solution) -> PyResult<Bound
     dict.set_item("cache_peak_entries", solution.cache_peak_entries)?;
     dict.set_item("cache_peak_bytes", solution.cache_peak_bytes)?;
     dict.set_item("n_wipes", solution.wipes)?;
+    dict.set_item("cache_created_entries", solution.cache_created)?;
     dict.set_item("seconds", solution.seconds)?;
     Ok(dict)
 }

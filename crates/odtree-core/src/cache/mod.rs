@@ -334,6 +334,19 @@ impl<I: KeyIndex, C: Cost> Cache<I, C> {
         self.handle(handle.id) == handle
     }
 
+    /// Counts a use of `id`'s bounds by a lookup (for a trie, of its prefixes too, so that a
+    /// parent is never used less than its child).
+    pub fn touch(&mut self, id: u32) {
+        if self.strategy == Some(WipeStrategy::Reuses) {
+            let mut at = Some(id);
+            while let Some(id) = at {
+                let score = &mut self.scores[id as usize];
+                *score = score.saturating_add(1);
+                at = self.index.parent(id);
+            }
+        }
+    }
+
     /// Records that solving `id` created `keys` keys (the descendants score of hash indexes).
     pub fn record_work(&mut self, id: u32, keys: usize) {
         if self.strategy == Some(WipeStrategy::Descendants) && !I::NESTED {

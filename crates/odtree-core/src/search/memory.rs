@@ -61,9 +61,9 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
         let memory = self.config.memory;
         let base = memory.max_entries.unwrap_or_else(|| self.cache.len());
         let target = ((base as f64 * memory.wipe_factor) as usize).max(1);
-        let mut rounds = vec![(memory.strategy, target)];
+        let mut rounds = vec![(WipeStrategy::All, usize::MAX)];
         if memory.strategy != WipeStrategy::All {
-            rounds.push((WipeStrategy::All, usize::MAX));
+            rounds.insert(0, (memory.strategy, target));
         }
         for (strategy, target) in rounds {
             let mut protected = self.protected();

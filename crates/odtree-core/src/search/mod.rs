@@ -117,6 +117,8 @@ pub struct SearchOutcome {
     pub cache_peak_bytes: usize,
     /// Number of wipes.
     pub wipes: usize,
+    /// Keys created, counting those created again after a wipe.
+    pub cache_created: usize,
     /// Why the search stopped early, if it did.
     pub stopped: Option<Stop>,
 }
@@ -246,6 +248,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
             cache_peak_entries: cache.peak_keys,
             cache_peak_bytes: cache.peak_bytes,
             wipes: cache.wipes,
+            cache_created: cache.created,
             stopped: self.budget.stopped(),
         }
     }
@@ -579,10 +582,11 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
         if I::BY_ROWS {
             self.cover.intersect(self.data.item_mask(item));
         }
-        let known = self
-            .cache
-            .find(self.key())
-            .map(|id| self.cache.known(id, child.limits));
+        let id = self.cache.find(self.key());
+        if let Some(id) = id {
+            self.cache.touch(id);
+        }
+        let known = id.map(|id| self.cache.known(id, child.limits));
         if I::BY_ROWS {
             self.cover.backtrack();
         }
