@@ -1,8 +1,8 @@
 //! Solves one benchmark file (class first, then 0/1 features):
-//! `solve_file PATH DEPTH [trie|hash|dataset] [lexicographic]`.
+//! `solve_file PATH DEPTH [trie|hash|dataset] [lexicographic|plain] [MAX_CACHE_ENTRIES]`.
 //! Used for profiling the engine without Python in the way.
 
-use odtree_core::{Budget, CacheKind, Dataset, SearchConfig, Solver};
+use odtree_core::{Budget, CacheKind, Dataset, MemoryLimits, SearchConfig, Solver};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -14,6 +14,7 @@ fn main() {
         _ => CacheKind::Trie,
     };
     let lexicographic = args.next().as_deref() == Some("lexicographic");
+    let max_entries = args.next().and_then(|n| n.parse().ok());
     let text = std::fs::read_to_string(&path).expect("readable file");
     let rows: Vec<Vec<u32>> = text
         .lines()
@@ -35,13 +36,22 @@ fn main() {
         max_depth: depth,
         cache,
         lexicographic,
+        memory: MemoryLimits {
+            max_entries,
+            ..MemoryLimits::default()
+        },
         ..SearchConfig::default()
     };
     let solution = Solver::new(data)
         .solve(&config, None, Budget::default())
         .expect("solved");
     println!(
-        "objective {} status {:?} entries {} seconds {:.3}",
-        solution.objective, solution.status, solution.cache_entries, solution.seconds
+        "objective {} status {:?} entries {} created {} wipes {} seconds {:.3}",
+        solution.objective,
+        solution.status,
+        solution.cache_entries,
+        solution.cache_created,
+        solution.wipes,
+        solution.seconds
     );
 }

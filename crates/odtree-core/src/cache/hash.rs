@@ -194,8 +194,8 @@ impl KeyIndex for PathIndex {
         self.keys.is_live(id)
     }
 
-    fn new_slots(&self, _key: Key) -> usize {
-        1
+    fn new_slots(&self, key: Key) -> usize {
+        usize::from(self.find(key).is_none())
     }
 
     fn remove(&mut self, id: u32) {

@@ -124,7 +124,14 @@ impl KeyIndex for TrieIndex {
     }
 
     fn new_slots(&self, key: Key) -> usize {
-        key.path.len()
+        let mut node = 0u32;
+        for (at, &item) in key.path.iter().enumerate() {
+            match self.child(node, item) {
+                Some(child) => node = child,
+                None => return key.path.len() - at,
+            }
+        }
+        0
     }
 
     fn remove(&mut self, id: u32) {

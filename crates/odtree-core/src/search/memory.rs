@@ -81,9 +81,11 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
     fn fits(&self) -> bool {
         let memory = &self.config.memory;
         let key = self.key();
-        let entries = memory
-            .max_entries
-            .is_none_or(|most| self.cache.len() + self.cache.new_keys(key) <= most);
+        // the path's length bounds the new keys, and is cheaper to read
+        let entries = memory.max_entries.is_none_or(|most| {
+            self.cache.len() + key.path.len().max(1) <= most
+                || self.cache.len() + self.cache.new_keys(key) <= most
+        });
         entries
             && memory.max_bytes.is_none_or(|most| {
                 let margin = entry_margin(self.config.max_depth);
