@@ -328,6 +328,7 @@ fn wipes_happen_and_the_optimum_survives() {
         .map(|r| u32::from((x[r * n_features] ^ x[r * n_features + 3]) == 1 || next() % 5 == 0))
         .collect();
     let solver = Solver::new(Dataset::new(&x, n_rows, &y, 2).unwrap());
+    let mut repaired = 0;
     for base in [SearchConfig::default(), SearchConfig::dl85()] {
         for cache in [CacheKind::Trie, CacheKind::Hash, CacheKind::Dataset] {
             let config = SearchConfig {
@@ -370,9 +371,14 @@ fn wipes_happen_and_the_optimum_survives() {
                     assert!(solution.cache_peak_entries <= cap, "{label}");
                 }
                 check_tree(&solution, &bounded);
+                repaired += solution.repaired;
             }
         }
     }
+    assert!(
+        repaired > 0,
+        "no wiped part of a best tree was solved again"
+    );
 }
 
 /// The 11-row example of the thesis (Table 4.1): features A, B, C and the class.

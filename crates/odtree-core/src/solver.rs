@@ -61,6 +61,8 @@ pub struct Solution {
     pub wipes: usize,
     /// Cache keys created, counting those created again after a wipe.
     pub cache_created: usize,
+    /// Wiped subtrees of the best tree solved again after the search (spec §6.9).
+    pub repaired: usize,
     /// Wall time of the solve in seconds.
     pub seconds: f64,
 }
@@ -164,6 +166,7 @@ impl Solver {
             cache_peak_bytes: outcome.cache_peak_bytes,
             wipes: outcome.wipes,
             cache_created: outcome.cache_created,
+            repaired: outcome.repaired,
             seconds: start.elapsed().as_secs_f64(),
         }
     }

@@ -159,10 +159,10 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
     /// Solves again the parts of the current node's best subtree that were wiped (spec §6.9):
     /// a missing child whose sibling is known costs exactly the parent's cost minus the
     /// sibling's, so it is searched with that as its lower bound and just above it as its
-    /// upper bound. Returns whether anything was solved again.
-    pub(super) fn repair(&mut self, limits: Limits, stats: &[f64]) -> bool {
+    /// upper bound. Returns how many subtrees were solved again.
+    pub(super) fn repair(&mut self, limits: Limits, stats: &[f64]) -> usize {
         if limits.is_leaf() {
-            return false;
+            return 0;
         }
         let solution = self
             .cache
@@ -177,7 +177,7 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
             },
         )) = solution
         else {
-            return false;
+            return 0;
         };
         let children = [(false, left), (true, right)].map(|(value, nodes)| {
             (
@@ -202,7 +202,7 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
             self.pop(test);
         }
         let slack = C::value(2.0 * self.tolerance);
-        let mut repaired = false;
+        let mut repaired = 0;
         for k in 0..2 {
             if costs[k].is_some() {
                 continue;
@@ -230,11 +230,11 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
                 "a wiped child of the best tree is feasible under its known cost"
             );
             costs[k] = Some(outcome.bound());
-            repaired = true;
+            repaired += 1;
         }
         for (k, &(test, limits)) in children.iter().enumerate() {
             self.push(test);
-            repaired |= self.repair(limits, &child_stats[k]);
+            repaired += self.repair(limits, &child_stats[k]);
             self.pop(test);
         }
         repaired

@@ -119,6 +119,8 @@ pub struct SearchOutcome {
     pub wipes: usize,
     /// Keys created, counting those created again after a wipe.
     pub cache_created: usize,
+    /// Wiped subtrees of the best tree solved again after the search.
+    pub repaired: usize,
     /// Why the search stopped early, if it did.
     pub stopped: Option<Stop>,
 }
@@ -142,6 +144,8 @@ pub(crate) struct Engine<'a, I: KeyIndex, O: Objective, C: Cost> {
     root_limits: Limits,
     /// Estimated bytes of everything the search holds besides the cache.
     working_bytes: usize,
+    /// Wiped subtrees of the best tree solved again after the search.
+    repaired: usize,
     on_path: Vec<bool>,
     levels: Vec<Level>,
     depth2: Depth2<C>,
@@ -191,6 +195,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
             frames: Vec::new(),
             root_limits: Limits::normalised(0, 0),
             working_bytes,
+            repaired: 0,
             on_path: vec![false; data.n_features()],
             levels: (0..=max_depth).map(|_| Level::default()).collect(),
             depth2: Depth2::default(),
@@ -218,7 +223,9 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
             matches!(outcome, Outcome::Infeasible(_)) || !self.below(outcome.bound(), upper_bound);
         if !infeasible && self.config.memory.is_bounded() {
             for _ in 0..REPAIR_ROUNDS {
-                if self.budget.stopped().is_some() || !self.repair(limits, &stats) {
+                let repaired = self.repair(limits, &stats);
+                self.repaired += repaired;
+                if self.budget.stopped().is_some() || repaired == 0 {
                     break;
                 }
             }
@@ -249,6 +256,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
             cache_peak_bytes: cache.peak_bytes,
             wipes: cache.wipes,
             cache_created: cache.created,
+            repaired: self.repaired,
             stopped: self.budget.stopped(),
         }
     }
