@@ -61,7 +61,8 @@ def test_default_parameters():
         "max_depth": 3, "min_samples_leaf": 1, "time_limit": None, "upper_bound": None,
         "max_leaf_nodes": None, "ccp_alpha": 0.0, "lexicographic": False, "search": "murtree",
         "cache": None, "branching": None, "depth2_solver": None, "incremental_counting": None,
-        "similarity_bound": None, "child_order": None,
+        "similarity_bound": None, "child_order": None, "memory_limit": None,
+        "max_cache_entries": None, "wipe_strategy": "reuses", "wipe_factor": 0.5,
         "thresholds": "quantile", "n_thresholds": 10,
     }
     with pytest.raises(TypeError):
