@@ -4,6 +4,7 @@
 use super::{Key, KeyIndex};
 use crate::data::Item;
 use hashbrown::HashTable;
+use std::fmt::Debug;
 use std::hash::{BuildHasher, Hash};
 use std::mem::size_of;
 
@@ -157,29 +158,46 @@ impl<T: Copy> FlatKeys<T> {
     }
 }
 
-/// Hash index keyed by the sorted path.
-#[derive(Clone, Debug, Default)]
-pub struct PathIndex {
-    keys: FlatKeys<Item>,
+/// How a hash index reads its key off the search node.
+pub trait HashKey: Clone + Debug + Default {
+    /// One unit of a stored key.
+    type Item: Copy + Debug;
+    /// Whether the key is the rows (else the path).
+    const BY_ROWS: bool;
+    /// The key's hash.
+    fn hash(key: Key) -> u64;
+    /// Whether `stored` is this key.
+    fn matches(key: Key, stored: &[Self::Item]) -> bool;
+    /// The key's units, to store.
+    fn items<'a>(key: Key<'a>) -> impl Iterator<Item = Self::Item> + 'a;
+    /// Number of units of the key.
+    fn len(key: Key) -> usize;
 }
 
-fn path_hash(path: &[Item]) -> u64 {
-    let mut hasher = rustc_hash::FxBuildHasher.build_hasher();
-    path.hash(&mut hasher);
-    std::hash::Hasher::finish(&hasher)
+/// A hash index over keys stored flat, read off the node as `K` says.
+#[derive(Clone, Debug)]
+pub struct HashIndex<K: HashKey> {
+    keys: FlatKeys<K::Item>,
 }
 
-impl KeyIndex for PathIndex {
-    const BY_ROWS: bool = false;
+impl<K: HashKey> Default for HashIndex<K> {
+    fn default() -> Self {
+        Self {
+            keys: FlatKeys::default(),
+        }
+    }
+}
+
+impl<K: HashKey> KeyIndex for HashIndex<K> {
+    const BY_ROWS: bool = K::BY_ROWS;
 
     fn find(&self, key: Key) -> Option<u32> {
-        self.keys.find(path_hash(key.path), |k| k == key.path)
+        self.keys.find(K::hash(key), |k| K::matches(key, k))
     }
 
     fn insert(&mut self, key: Key, reused: impl FnMut(u32)) -> u32 {
-        let path = key.path;
         self.keys
-            .insert(path_hash(path), |k| k == path, path.iter().copied(), reused)
+            .insert(K::hash(key), |k| K::matches(key, k), K::items(key), reused)
     }
 
     fn len(&self) -> usize {
@@ -211,10 +229,40 @@ impl KeyIndex for PathIndex {
     }
 
     fn growth(&self, key: Key) -> usize {
-        self.keys.growth(1, key.path.len())
+        self.keys.growth(1, K::len(key))
     }
 
     fn removal_scratch(&self) -> usize {
         self.keys.removal_scratch()
     }
 }
+
+/// The sorted path as the key.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ByPath;
+
+impl HashKey for ByPath {
+    type Item = Item;
+    const BY_ROWS: bool = false;
+
+    fn hash(key: Key) -> u64 {
+        let mut hasher = rustc_hash::FxBuildHasher.build_hasher();
+        key.path.hash(&mut hasher);
+        std::hash::Hasher::finish(&hasher)
+    }
+
+    fn matches(key: Key, stored: &[Item]) -> bool {
+        stored == key.path
+    }
+
+    fn items<'a>(key: Key<'a>) -> impl Iterator<Item = Item> + 'a {
+        key.path.iter().copied()
+    }
+
+    fn len(key: Key) -> usize {
+        key.path.len()
+    }
+}
+
+/// Hash index keyed by the sorted path.
+pub type PathIndex = HashIndex<ByPath>;

@@ -18,8 +18,8 @@ mod dataset;
 mod hash;
 mod trie;
 
-pub use dataset::DatasetIndex;
-pub use hash::PathIndex;
+pub use dataset::{ByRows, DatasetIndex};
+pub use hash::{ByPath, HashIndex, HashKey, PathIndex};
 pub use trie::TrieIndex;
 
 use crate::cover::Cover;
@@ -414,8 +414,9 @@ impl<I: KeyIndex, C: Cost> Cache<I, C> {
             self.entries[at as usize] = entry;
             at as usize
         } else {
+            let capacity = self.entries.capacity();
             self.entries.push(entry);
-            if self.entries.len() > self.entries.capacity() / 2 {
+            if self.entries.capacity() != capacity {
                 self.note_bytes();
             }
             self.entries.len() - 1

@@ -61,11 +61,14 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
         let memory = self.config.memory;
         let base = memory.max_entries.unwrap_or_else(|| self.cache.len());
         let target = ((base as f64 * memory.wipe_factor) as usize).max(1);
-        let mut rounds = vec![(WipeStrategy::All, usize::MAX)];
-        if memory.strategy != WipeStrategy::All {
-            rounds.insert(0, (memory.strategy, target));
-        }
-        for (strategy, target) in rounds {
+        // the configured strategy first, then everything not protected
+        let rounds = [(memory.strategy, target), (WipeStrategy::All, usize::MAX)];
+        let rounds = if memory.strategy == WipeStrategy::All {
+            &rounds[1..]
+        } else {
+            &rounds[..]
+        };
+        for &(strategy, target) in rounds {
             let mut protected = self.protected();
             self.cache.wipe(&mut protected, target, strategy);
             if self.fits() {
