@@ -1,8 +1,9 @@
 //! Solves one benchmark file (class first, then 0/1 features):
-//! `solve_file PATH DEPTH [trie|hash|dataset] [lexicographic|plain] [MAX_CACHE_ENTRIES]`.
+//! `solve_file PATH DEPTH [trie|hash|dataset] [lexicographic|plain] [MAX_CACHE_ENTRIES]
+//! [reuses|descendants|all] [WIPE_FACTOR]`.
 //! Used for profiling the engine without Python in the way.
 
-use odtree_core::{Budget, CacheKind, Dataset, MemoryLimits, SearchConfig, Solver};
+use odtree_core::{Budget, CacheKind, Dataset, MemoryLimits, SearchConfig, Solver, WipeStrategy};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -15,6 +16,16 @@ fn main() {
     };
     let lexicographic = args.next().as_deref() == Some("lexicographic");
     let max_entries = args.next().and_then(|n| n.parse().ok());
+    let strategy = match args.next().as_deref() {
+        Some("descendants") => WipeStrategy::Descendants,
+        Some("all") => WipeStrategy::All,
+        _ => WipeStrategy::Reuses,
+    };
+    let defaults = MemoryLimits::default();
+    let wipe_factor = args
+        .next()
+        .and_then(|f| f.parse().ok())
+        .unwrap_or(defaults.wipe_factor);
     let text = std::fs::read_to_string(&path).expect("readable file");
     let rows: Vec<Vec<u32>> = text
         .lines()
@@ -38,7 +49,9 @@ fn main() {
         lexicographic,
         memory: MemoryLimits {
             max_entries,
-            ..MemoryLimits::default()
+            strategy,
+            wipe_factor,
+            ..defaults
         },
         ..SearchConfig::default()
     };
@@ -46,12 +59,13 @@ fn main() {
         .solve(&config, None, Budget::default())
         .expect("solved");
     println!(
-        "objective {} status {:?} entries {} created {} wipes {} seconds {:.3}",
+        "objective {} status {:?} entries {} created {} wipes {} repaired {} seconds {:.3}",
         solution.objective,
         solution.status,
         solution.cache_entries,
         solution.cache_created,
         solution.wipes,
+        solution.repaired,
         solution.seconds
     );
 }
