@@ -112,6 +112,15 @@ impl Cover {
             .sum()
     }
 
+    /// Number of rows in both the cover and `mask`.
+    pub fn count_within(&self, mask: &[u64]) -> u32 {
+        let words = self.words();
+        self.word_indices()
+            .iter()
+            .map(|&w| (words[w as usize] & mask[w as usize]).count_ones())
+            .sum()
+    }
+
     /// Whether the cover holds exactly the rows of `key`, a list of (index, word) pairs in
     /// increasing index order.
     pub fn equals(&self, key: &[(u32, u64)]) -> bool {

@@ -29,6 +29,8 @@ pub mod tree;
 
 #[cfg(test)]
 mod oracle;
+#[cfg(test)]
+mod oracle_objectives;
 
 pub use budget::{Budget, Stop};
 pub use cache::WipeStrategy;

@@ -12,20 +12,20 @@ use proptest::prelude::*;
 
 /// A tiny weighted classification problem.
 #[derive(Clone, Debug)]
-struct Instance {
-    x: Vec<u8>,
-    y: Vec<u32>,
-    weights: Vec<f64>,
-    n_rows: usize,
-    n_classes: usize,
+pub(crate) struct Instance {
+    pub x: Vec<u8>,
+    pub y: Vec<u32>,
+    pub weights: Vec<f64>,
+    pub n_rows: usize,
+    pub n_classes: usize,
 }
 
 impl Instance {
-    fn value(&self, row: usize, feature: usize) -> bool {
+    pub fn value(&self, row: usize, feature: usize) -> bool {
         self.x[row * self.n_features() + feature] == 1
     }
 
-    fn n_features(&self) -> usize {
+    pub fn n_features(&self) -> usize {
         self.x.len() / self.n_rows
     }
 
@@ -42,9 +42,21 @@ impl Instance {
     /// depth ≤ `depth` and ≤ `nodes` branching nodes, each leaf costing its errors plus
     /// `rules.penalty`, by exhaustive search. Its cost is the optimum of the plain objective.
     fn brute_force(&self, rows: &[usize], depth: u32, nodes: u32, rules: &Rules) -> (f64, u32) {
+        self.brute_force_with(rows, depth, nodes, rules, &|rows| self.leaf_cost(rows))
+    }
+
+    /// [`Instance::brute_force`] with `leaf` as the cost of a leaf's rows.
+    pub fn brute_force_with(
+        &self,
+        rows: &[usize],
+        depth: u32,
+        nodes: u32,
+        rules: &Rules,
+        leaf: &dyn Fn(&[usize]) -> f64,
+    ) -> (f64, u32) {
         let better =
             |a: (f64, u32), b: (f64, u32)| a.0 < b.0 - 1e-9 || (a.0 <= b.0 + 1e-9 && a.1 < b.1);
-        let mut best = (self.leaf_cost(rows) + rules.penalty, 1);
+        let mut best = (leaf(rows) + rules.penalty, 1);
         if depth == 0 || nodes == 0 {
             return best;
         }
@@ -56,8 +68,9 @@ impl Instance {
                 continue;
             }
             for left_nodes in 0..nodes {
-                let l = self.brute_force(&left, depth - 1, left_nodes, rules);
-                let r = self.brute_force(&right, depth - 1, nodes - 1 - left_nodes, rules);
+                let l = self.brute_force_with(&left, depth - 1, left_nodes, rules, leaf);
+                let r =
+                    self.brute_force_with(&right, depth - 1, nodes - 1 - left_nodes, rules, leaf);
                 let candidate = (l.0 + r.0, l.1 + r.1);
                 if better(candidate, best) {
                     best = candidate;
@@ -78,10 +91,10 @@ impl Instance {
 
 /// The limits of one oracle run besides the depth.
 #[derive(Clone, Copy, Debug)]
-struct Rules {
-    min_leaf: usize,
-    max_nodes: Option<u32>,
-    penalty: f64,
+pub(crate) struct Rules {
+    pub min_leaf: usize,
+    pub max_nodes: Option<u32>,
+    pub penalty: f64,
 }
 
 impl Rules {
@@ -94,7 +107,7 @@ impl Rules {
     }
 }
 
-fn instances() -> impl Strategy<Value = Instance> {
+pub(crate) fn instances() -> impl Strategy<Value = Instance> {
     (1usize..=40, 1usize..=8, 2usize..=4, any::<bool>()).prop_flat_map(
         |(n_rows, n_features, n_classes, weighted)| {
             let weight = if weighted {
@@ -120,7 +133,7 @@ fn instances() -> impl Strategy<Value = Instance> {
 }
 
 /// Every combination of the switches the search offers.
-fn all_configs(max_depth: u32, rules: &Rules) -> Vec<SearchConfig> {
+pub(crate) fn all_configs(max_depth: u32, rules: &Rules) -> Vec<SearchConfig> {
     let mut configs = Vec::new();
     for cache in [CacheKind::Trie, CacheKind::Hash, CacheKind::Dataset] {
         for branching in [

@@ -108,14 +108,28 @@ impl Solver {
         weights: Option<&[f64]>,
         budget: Budget,
     ) -> Result<Solution> {
+        self.solve_objective(config, weights, budget, |data, weights| {
+            let mut class_totals = vec![0.0; data.n_classes()];
+            for (row, &label) in data.labels().iter().enumerate() {
+                class_totals[label as usize] += weights.of(row);
+            }
+            Ok(Misclassification::new(&class_totals))
+        })
+    }
+
+    /// Finds the optimal tree for the objective `make` builds from the data and the checked
+    /// weights, plus `config.leaf_penalty` per leaf.
+    pub fn solve_objective<O: Objective>(
+        &self,
+        config: &SearchConfig,
+        weights: Option<&[f64]>,
+        budget: Budget,
+        make: impl FnOnce(&Dataset, &Weights) -> Result<O>,
+    ) -> Result<Solution> {
         config.validate()?;
         let start = Instant::now();
         let weights = Weights::new(weights, self.data.n_rows())?;
-        let mut class_totals = vec![0.0; self.data.n_classes()];
-        for (row, &label) in self.data.labels().iter().enumerate() {
-            class_totals[label as usize] += weights.of(row);
-        }
-        let objective = Penalised::new(Misclassification::new(&class_totals), config.leaf_penalty);
+        let objective = Penalised::new(make(&self.data, &weights)?, config.leaf_penalty);
         let mut outcome = if config.lexicographic {
             self.search_with::<Lexicographic, _>(&weights, &objective, config, budget)
         } else {

@@ -1,7 +1,10 @@
 //! Statistics of a set of rows: the numbers an objective needs to cost a leaf.
 //!
-//! Statistics are additive: the statistics of a node are the sum of its children's. This is
-//! what lets the depth-2 solver derive every cell of a split from a few counts.
+//! Most statistics are additive: the statistics of a node are the sum of its children's. This
+//! is what lets the depth-2 solver derive every cell of a split from a few counts. Objectives
+//! that need the rows themselves (a median, a centroid, a Python callback) evaluate row sets
+//! through a [`RowEvaluator`]; their statistics are not additive, and the engine then counts
+//! both children of every split and switches the depth-2 solver off.
 
 use crate::bitset::bits_of;
 use crate::cover::Cover;
@@ -95,7 +98,7 @@ impl Weights {
 }
 
 /// Per-class weight sums of a cover, computed with popcounts when weights are uniform.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct ClassWeights<'a> {
     data: &'a Dataset,
     weights: &'a Weights,
@@ -173,6 +176,113 @@ impl<'a> ClassWeights<'a> {
             }
         }
         rows
+    }
+}
+
+/// Per-row vectors that add up: a node's statistics are the sum of its rows' vectors (for
+/// example a regression target's weighted moments). The vectors include the row weights.
+#[derive(Clone, Debug)]
+pub struct RowVectors {
+    values: Vec<f64>,
+    len: usize,
+}
+
+impl RowVectors {
+    /// `values` holds one vector of `len` numbers per row, row after row.
+    pub fn new(values: Vec<f64>, len: usize) -> Self {
+        debug_assert!(len > 0 && values.len() % len == 0);
+        Self { values, len }
+    }
+
+    /// The vector of `row`.
+    #[inline]
+    pub fn of(&self, row: usize) -> &[f64] {
+        &self.values[row * self.len..(row + 1) * self.len]
+    }
+}
+
+/// Computes the statistics of a set of rows directly from the rows (not additive).
+pub trait RowEvaluator: Send + Sync {
+    /// Length of the statistics: the row weight, the leaf's cost, then anything else.
+    fn len(&self) -> usize;
+    /// Writes the statistics of `rows` (sorted row ids, each of non-zero weight): `out[0]` is
+    /// their total weight and `out[1]` the cost of making them a leaf.
+    fn evaluate(&self, rows: &[u32], weights: &Weights, out: &mut [f64]);
+}
+
+/// The statistics the engine keeps for every node, as an objective defines them.
+#[derive(Clone, Copy)]
+pub enum Statistics<'a> {
+    /// The weight of each class (popcounts when weights are uniform).
+    Classes(ClassWeights<'a>),
+    /// Sums of per-row vectors.
+    Sums(&'a RowVectors),
+    /// Evaluated from the rows; not additive.
+    Rows(&'a dyn RowEvaluator, &'a Weights),
+}
+
+impl Statistics<'_> {
+    /// Length of a statistics vector.
+    pub fn len(&self) -> usize {
+        match self {
+            Statistics::Classes(classes) => classes.len(),
+            Statistics::Sums(vectors) => vectors.len,
+            Statistics::Rows(evaluator, _) => evaluator.len(),
+        }
+    }
+
+    /// Whether statistics vectors are empty (never).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether a node's statistics are the sum of its children's.
+    pub fn additive(&self) -> bool {
+        !matches!(self, Statistics::Rows(..))
+    }
+
+    /// The total weight of the rows a statistics vector describes.
+    pub fn weight(&self, stats: &[f64]) -> f64 {
+        match self {
+            Statistics::Classes(_) => stats.iter().sum(),
+            _ => stats[0],
+        }
+    }
+
+    /// Writes the statistics of `cover ∧ mask` into `out` and returns its row count.
+    pub fn count(&self, cover: &Cover, mask: Option<&[u64]>, out: &mut [f64]) -> u32 {
+        match self {
+            Statistics::Classes(classes) => classes.count(cover, mask, out),
+            Statistics::Sums(vectors) => {
+                out.fill(0.0);
+                let mut rows = 0;
+                for_each_row(cover, mask, |row| {
+                    rows += 1;
+                    out.iter_mut()
+                        .zip(vectors.of(row))
+                        .for_each(|(o, v)| *o += v);
+                });
+                rows
+            }
+            Statistics::Rows(evaluator, weights) => {
+                let mut rows = Vec::new();
+                for_each_row(cover, mask, |row| rows.push(row as u32));
+                evaluator.evaluate(&rows, weights, out);
+                rows.len() as u32
+            }
+        }
+    }
+}
+
+/// Calls `visit` with every row of `cover ∧ mask`, in increasing order.
+fn for_each_row(cover: &Cover, mask: Option<&[u64]>, mut visit: impl FnMut(usize)) {
+    let words = cover.words();
+    for &w in cover.word_indices() {
+        let w = w as usize;
+        let t = mask.map_or(words[w], |m| words[w] & m[w]);
+        for b in bits_of(t) {
+            visit(w * 64 + b);
+        }
     }
 }
 

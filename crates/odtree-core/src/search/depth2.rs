@@ -15,7 +15,7 @@ use crate::cache::Decision;
 use crate::cover::Cover;
 use crate::data::{item, Dataset};
 use crate::objective::{Leaf, Objective};
-use crate::stats::Weights;
+use crate::stats::{Statistics, Weights};
 
 /// Reusable buffers of the depth-2 solver.
 #[derive(Debug, Default)]
@@ -69,6 +69,7 @@ pub(crate) struct Rules<'a, O> {
     pub data: &'a Dataset,
     pub weights: &'a Weights,
     pub objective: &'a O,
+    pub statistics: Statistics<'a>,
     pub min_samples_leaf: u32,
     pub tolerance: f64,
     /// Whether pair counts may be updated by row differences.
@@ -129,9 +130,24 @@ impl<C: Cost> Depth2<C> {
             self.best_right.push((C::leaf(costs.1), None));
         }
         if depth_left >= 2 && n >= 2 {
-            match rules.weights.uniform() {
-                Some(weight) => self.count_pairs_uniform(rules, node, weight),
-                None => self.count_pairs_weighted(rules, node, rules.weights.per_row()),
+            match (rules.statistics, rules.weights.uniform()) {
+                (Statistics::Classes(_), Some(weight)) => {
+                    self.count_pairs_uniform(rules, node, weight)
+                }
+                (Statistics::Classes(_), None) => {
+                    let (labels, ws) = (rules.data.labels(), rules.weights.per_row());
+                    self.count_pairs_by_row(rules, node, |row, out| {
+                        out[labels[row] as usize] += ws[row]
+                    })
+                }
+                (Statistics::Sums(vectors), _) => {
+                    self.count_pairs_by_row(rules, node, |row, out| {
+                        out.iter_mut()
+                            .zip(vectors.of(row))
+                            .for_each(|(o, v)| *o += v)
+                    })
+                }
+                (Statistics::Rows(..), _) => unreachable!("the depth-2 solver needs sums"),
             }
         }
         let leaf = (C::leaf(node.leaf.cost), Decision::Leaf);
@@ -345,9 +361,13 @@ impl<C: Cost> Depth2<C> {
     }
 
     /// Counts every pair row by row, adding each row's weight (non-uniform weights).
-    fn count_pairs_weighted<O: Objective>(&mut self, rules: &Rules<O>, node: &Node, ws: &[f64]) {
+    fn count_pairs_by_row<O: Objective>(
+        &mut self,
+        rules: &Rules<O>,
+        node: &Node,
+        add: impl Fn(usize, &mut [f64]),
+    ) {
         let data = rules.data;
-        let labels = data.labels();
         let n = node.candidates.len();
         let len = node.stats.len();
         self.pair_stats.clear();
@@ -367,12 +387,11 @@ impl<C: Cost> Depth2<C> {
                 self.present.clear();
                 self.present
                     .extend((0..n as u32).filter(|&i| masks[i as usize][w] >> b & 1 == 1));
-                let (weight, class) = (ws[row], labels[row] as usize);
                 for (a, &i) in self.present.iter().enumerate() {
                     for &j in &self.present[a + 1..] {
                         let at = i as usize * n + j as usize;
                         self.pair_rows[at] += 1;
-                        self.pair_stats[at * len + class] += weight;
+                        add(row, &mut self.pair_stats[at * len..(at + 1) * len]);
                     }
                 }
             }

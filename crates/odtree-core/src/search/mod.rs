@@ -27,7 +27,7 @@ use crate::cache::{Cache, Decision, Handle, Key, KeyIndex, Limits};
 use crate::cover::Cover;
 use crate::data::{item, item_feature, Dataset, Item};
 use crate::objective::{Leaf, Objective};
-use crate::stats::{ClassWeights, Weights};
+use crate::stats::{Statistics, Weights};
 use crate::tree::{Tree, TreeBuilder};
 use depth2::Depth2;
 use memory::working_bytes;
@@ -60,6 +60,9 @@ struct Level {
     positive: Vec<f64>,
     positive_rows: Vec<u32>,
     negative: Vec<f64>,
+    /// `negatives[f * len..]`: statistics of the rows where feature f is 0, when statistics
+    /// are not additive (else derived from the node's and the positive child's).
+    negatives: Vec<f64>,
     gains: Vec<f64>,
 }
 
@@ -131,7 +134,9 @@ pub(crate) struct Engine<'a, I: KeyIndex, O: Objective, C: Cost> {
     weights: &'a Weights,
     objective: &'a O,
     config: &'a SearchConfig,
-    kernel: ClassWeights<'a>,
+    statistics: Statistics<'a>,
+    /// Whether candidates are ordered by information gain (else by column).
+    gain_order: bool,
     cache: Cache<I, C>,
     cover: Cover,
     /// The current path, sorted: the cache key of the current node.
@@ -171,14 +176,14 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
     ) -> Self {
         let cover = Cover::new(weights.support());
         let capabilities = objective.capabilities();
-        let use_depth2 = config.depth2 && capabilities.depth2;
+        let statistics = objective.statistics(data, weights);
+        let use_depth2 = config.depth2 && capabilities.depth2 && statistics.additive();
         let use_similarity = config.similarity_bound
             && capabilities.similarity_bound
             && config.min_samples_leaf == 1;
         let max_depth = config.max_depth.min(data.n_features() as u32);
-        let kernel = ClassWeights::new(data, weights);
         let working_bytes = if config.memory.is_bounded() {
-            working_bytes(data, max_depth, kernel.len(), use_depth2, use_similarity)
+            working_bytes(data, max_depth, statistics.len(), use_depth2, use_similarity)
         } else {
             0
         };
@@ -187,7 +192,8 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
             weights,
             objective,
             config,
-            kernel,
+            statistics,
+            gain_order: capabilities.gain_order,
             cache: Cache::new(config.memory.is_bounded().then_some(config.memory.strategy)),
             cover,
             path: Vec::new(),
@@ -210,10 +216,14 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
 
     /// Runs the search from the root and extracts the best tree.
     pub fn run(mut self) -> SearchOutcome {
-        let mut stats = vec![0.0; self.kernel.len()];
-        let rows = self.kernel.count(&self.cover, None, &mut stats);
-        let total: f64 = stats.iter().sum();
-        self.tolerance = 1e-9 * total.max(1.0);
+        let mut stats = vec![0.0; self.statistics.len()];
+        let rows = self.statistics.count(&self.cover, None, &mut stats);
+        // rounding noise grows with the costs, which the root leaf bounds
+        let scale = self
+            .statistics
+            .weight(&stats)
+            .max(self.objective.leaf_cost(&stats));
+        self.tolerance = 1e-9 * scale.max(1.0);
         let max_depth = self.config.max_depth.min(self.data.n_features() as u32);
         let limits = Limits::normalised(max_depth, self.config.max_nodes.unwrap_or(u32::MAX));
         self.root_limits = limits;
@@ -393,6 +403,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
             data: self.data,
             weights: self.weights,
             objective: self.objective,
+            statistics: self.statistics,
             min_samples_leaf: self.config.min_samples_leaf,
             tolerance: self.tolerance,
             incremental: self.config.incremental,
@@ -448,8 +459,13 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
             self.frame().feature = Some(f);
             let positive = &level.positive[f as usize * len..(f as usize + 1) * len];
             let positive_rows = level.positive_rows[f as usize];
-            for c in 0..len {
-                level.negative[c] = stats[c] - positive[c];
+            if self.statistics.additive() {
+                for c in 0..len {
+                    level.negative[c] = stats[c] - positive[c];
+                }
+            } else {
+                level.negative[..len]
+                    .copy_from_slice(&level.negatives[f as usize * len..(f as usize + 1) * len]);
             }
             let negative = &level.negative[..];
             let mut left = Child {
@@ -616,10 +632,24 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
             if self.on_path[f as usize] {
                 continue;
             }
-            let out = &mut level.positive[f as usize * len..(f as usize + 1) * len];
-            let positive_rows =
-                self.kernel
-                    .count(&self.cover, Some(self.data.item_mask(item(f, true))), out);
+            let slot = f as usize * len..(f as usize + 1) * len;
+            let mask = self.data.item_mask(item(f, true));
+            let positive_rows = if self.statistics.additive() {
+                self.statistics
+                    .count(&self.cover, Some(mask), &mut level.positive[slot])
+            } else {
+                // a child too small to be a leaf is never evaluated
+                let positive_rows = self.cover.count_within(mask);
+                if positive_rows < min_rows || rows - positive_rows < min_rows {
+                    continue;
+                }
+                level.negatives.resize(n_features * len, 0.0);
+                let negative = self.data.item_mask(item(f, false));
+                self.statistics
+                    .count(&self.cover, Some(negative), &mut level.negatives[slot.clone()]);
+                self.statistics
+                    .count(&self.cover, Some(mask), &mut level.positive[slot])
+            };
             level.positive_rows[f as usize] = positive_rows;
             if positive_rows >= min_rows && rows - positive_rows >= min_rows {
                 level.candidates.push(f);
@@ -631,6 +661,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
     fn order(&self, level: &mut Level, stats: &[f64]) {
         type Gain = fn(&[f64], &[f64]) -> f64;
         let (descending, gain): (bool, Gain) = match self.config.branching {
+            _ if !self.gain_order => return,
             Branching::InOrder => return,
             Branching::GainAscending => (false, information_gain),
             Branching::GainDescending => (true, information_gain),
@@ -716,7 +747,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
             let it = item(feature, value);
             self.push(it);
             let mut child_stats = vec![0.0; stats.len()];
-            let child_rows = self.kernel.count(&self.cover, None, &mut child_stats);
+            let child_rows = self.statistics.count(&self.cover, None, &mut child_stats);
             self.extract_node(builder, limits, inline, &child_stats, child_rows);
             self.pop(it);
         }

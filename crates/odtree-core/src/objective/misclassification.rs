@@ -1,43 +1,8 @@
-//! Objectives: what a leaf costs and what it predicts, and which search techniques they allow.
-//!
-//! An objective sees a leaf only through its statistics (for classification, the weight of
-//! each class among the leaf's rows). The search minimises the sum of leaf costs.
+//! Weighted misclassification, the default classification objective.
 
-/// The cost of turning a set of rows into a leaf, and the leaf's prediction.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Leaf {
-    /// The leaf's contribution to the objective.
-    pub cost: f64,
-    /// The predicted class index.
-    pub label: u32,
-}
-
-/// Search techniques an objective allows; the engine switches off the others.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Capabilities {
-    /// The specialised depth-2 solver (needs additive statistics and leaf costs).
-    pub depth2: bool,
-    /// The similarity lower bound (needs costs that drop by at most the weight removed).
-    pub similarity_bound: bool,
-}
-
-/// A leaf-additive objective over per-class weight statistics.
-pub trait Objective: Sync {
-    /// The cost and label of a leaf whose rows have these class weights.
-    fn leaf(&self, class_weights: &[f64]) -> Leaf;
-    /// The cost alone; objectives override it when the label is costly to settle.
-    #[inline]
-    fn leaf_cost(&self, class_weights: &[f64]) -> f64 {
-        self.leaf(class_weights).cost
-    }
-    /// Techniques this objective allows.
-    fn capabilities(&self) -> Capabilities;
-    /// `Some(c)` when, for two classes, a leaf with class weights `[a, b]` costs
-    /// `min(a, b) + c`: the depth-2 solver then works on integer counts.
-    fn two_class_minority(&self) -> Option<f64> {
-        None
-    }
-}
+use super::{Capabilities, Leaf, Objective};
+use crate::data::Dataset;
+use crate::stats::{ClassWeights, Statistics, Weights};
 
 /// Weighted misclassification: a leaf costs the weight of its rows outside its majority class.
 ///
@@ -63,6 +28,10 @@ impl Misclassification {
 }
 
 impl Objective for Misclassification {
+    fn statistics<'a>(&'a self, data: &'a Dataset, weights: &'a Weights) -> Statistics<'a> {
+        Statistics::Classes(ClassWeights::new(data, weights))
+    }
+
     #[inline]
     fn leaf(&self, class_weights: &[f64]) -> Leaf {
         let mut best = 0;
@@ -97,52 +66,12 @@ impl Objective for Misclassification {
         Capabilities {
             depth2: true,
             similarity_bound: true,
+            gain_order: true,
         }
     }
 
     fn two_class_minority(&self) -> Option<f64> {
         (self.preference.len() == 2).then_some(0.0)
-    }
-}
-
-/// An objective with a fixed cost added per leaf: the sparse objective of MurTree §4.8.3 and
-/// scikit-learn's cost-complexity pruning, in objective units.
-#[derive(Clone, Debug)]
-pub struct Penalised<O> {
-    inner: O,
-    per_leaf: f64,
-}
-
-impl<O> Penalised<O> {
-    /// `inner` plus `per_leaf` for every leaf.
-    pub fn new(inner: O, per_leaf: f64) -> Self {
-        Self { inner, per_leaf }
-    }
-}
-
-impl<O: Objective> Objective for Penalised<O> {
-    #[inline]
-    fn leaf(&self, class_weights: &[f64]) -> Leaf {
-        let leaf = self.inner.leaf(class_weights);
-        Leaf {
-            cost: leaf.cost + self.per_leaf,
-            ..leaf
-        }
-    }
-
-    #[inline]
-    fn leaf_cost(&self, class_weights: &[f64]) -> f64 {
-        self.inner.leaf_cost(class_weights) + self.per_leaf
-    }
-
-    /// A fixed cost per leaf keeps every technique valid: the similarity bound compares trees
-    /// of the same shape, whose penalties are equal.
-    fn capabilities(&self) -> Capabilities {
-        self.inner.capabilities()
-    }
-
-    fn two_class_minority(&self) -> Option<f64> {
-        self.inner.two_class_minority().map(|c| c + self.per_leaf)
     }
 }
 

@@ -1,0 +1,108 @@
+//! Objectives: what a leaf costs and what it predicts, and which search techniques they allow.
+//!
+//! An objective defines the [`Statistics`] the search keeps for every node, and costs a leaf
+//! from its statistics alone. The search minimises the sum of leaf costs. Each objective lives
+//! in its own module; `docs/guide.md` ("Adding an objective") walks through writing one.
+
+mod centroid;
+mod cost_matrix;
+mod misclassification;
+mod pinball;
+mod rows;
+mod squared_error;
+
+pub use centroid::CentroidDistance;
+pub use cost_matrix::CostMatrix;
+pub use misclassification::Misclassification;
+pub use pinball::Pinball;
+pub use rows::ByRows;
+pub use squared_error::SquaredError;
+
+use crate::data::Dataset;
+use crate::stats::{Statistics, Weights};
+
+/// The cost of turning a set of rows into a leaf, and the leaf's prediction.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Leaf {
+    /// The leaf's contribution to the objective.
+    pub cost: f64,
+    /// The predicted class index (0 where the task has no classes).
+    pub label: u32,
+}
+
+/// Search techniques an objective allows; the engine switches off the others.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Capabilities {
+    /// The specialised depth-2 solver (needs additive statistics and leaf costs).
+    pub depth2: bool,
+    /// The similarity lower bound (needs costs that drop by at most the weight removed).
+    pub similarity_bound: bool,
+    /// Ordering candidate splits by information gain (needs class statistics).
+    pub gain_order: bool,
+}
+
+/// An objective that is a sum of leaf costs, each a function of the leaf's rows.
+pub trait Objective: Sync {
+    /// The statistics the search computes for every node of `data` weighted by `weights`.
+    fn statistics<'a>(&'a self, data: &'a Dataset, weights: &'a Weights) -> Statistics<'a>;
+    /// The cost and label of a leaf with these statistics.
+    fn leaf(&self, stats: &[f64]) -> Leaf;
+    /// The cost alone; objectives override it when the label is costly to settle.
+    #[inline]
+    fn leaf_cost(&self, stats: &[f64]) -> f64 {
+        self.leaf(stats).cost
+    }
+    /// Techniques this objective allows.
+    fn capabilities(&self) -> Capabilities;
+    /// `Some(c)` when, for two classes, a leaf with class weights `[a, b]` costs
+    /// `min(a, b) + c`: the depth-2 solver then works on integer counts.
+    fn two_class_minority(&self) -> Option<f64> {
+        None
+    }
+}
+
+/// An objective with a fixed cost added per leaf: the sparse objective of MurTree §4.8.3 and
+/// scikit-learn's cost-complexity pruning, in objective units.
+#[derive(Clone, Debug)]
+pub struct Penalised<O> {
+    inner: O,
+    per_leaf: f64,
+}
+
+impl<O> Penalised<O> {
+    /// `inner` plus `per_leaf` for every leaf.
+    pub fn new(inner: O, per_leaf: f64) -> Self {
+        Self { inner, per_leaf }
+    }
+}
+
+impl<O: Objective> Objective for Penalised<O> {
+    fn statistics<'a>(&'a self, data: &'a Dataset, weights: &'a Weights) -> Statistics<'a> {
+        self.inner.statistics(data, weights)
+    }
+
+    #[inline]
+    fn leaf(&self, class_weights: &[f64]) -> Leaf {
+        let leaf = self.inner.leaf(class_weights);
+        Leaf {
+            cost: leaf.cost + self.per_leaf,
+            ..leaf
+        }
+    }
+
+    #[inline]
+    fn leaf_cost(&self, class_weights: &[f64]) -> f64 {
+        self.inner.leaf_cost(class_weights) + self.per_leaf
+    }
+
+    /// A fixed cost per leaf keeps every technique valid: the similarity bound compares trees
+    /// of the same shape, whose penalties are equal.
+    fn capabilities(&self) -> Capabilities {
+        self.inner.capabilities()
+    }
+
+    fn two_class_minority(&self) -> Option<f64> {
+        self.inner.two_class_minority().map(|c| c + self.per_leaf)
+    }
+}
+

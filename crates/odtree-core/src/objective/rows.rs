@@ -1,0 +1,44 @@
+//! Objectives whose leaf cost needs the rows themselves.
+
+use super::{Capabilities, Leaf, Objective};
+use crate::data::Dataset;
+use crate::stats::{RowEvaluator, Statistics, Weights};
+
+/// The objective of a [`RowEvaluator`]: a leaf costs `stats[1]` and predicts class
+/// `stats[2]` when the evaluator reports one (else 0).
+///
+/// The statistics are not additive, so the engine counts both children of every split and
+/// uses neither the depth-2 solver nor the similarity bound.
+#[derive(Clone, Debug)]
+pub struct ByRows<E> {
+    evaluator: E,
+}
+
+impl<E: RowEvaluator> ByRows<E> {
+    /// The objective `evaluator` defines.
+    pub fn new(evaluator: E) -> Self {
+        Self { evaluator }
+    }
+}
+
+impl<E: RowEvaluator> Objective for ByRows<E> {
+    fn statistics<'a>(&'a self, _: &'a Dataset, weights: &'a Weights) -> Statistics<'a> {
+        Statistics::Rows(&self.evaluator, weights)
+    }
+
+    #[inline]
+    fn leaf(&self, stats: &[f64]) -> Leaf {
+        Leaf {
+            cost: stats[1],
+            label: stats.get(2).map_or(0, |&label| label as u32),
+        }
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            depth2: false,
+            similarity_bound: false,
+            gain_order: false,
+        }
+    }
+}

@@ -1,0 +1,172 @@
+//! Every native objective against the brute-force oracle, each leaf costed from first
+//! principles (a mean, a search over candidate medians and quantiles, a centroid).
+
+use crate::budget::Budget;
+use crate::data::Dataset;
+use crate::objective::{ByRows, CentroidDistance, CostMatrix, Objective, Pinball, SquaredError};
+use crate::oracle::{all_configs, instances, Instance, Rules};
+use crate::solver::{Solver, Status};
+use crate::stats::Weights;
+use proptest::prelude::*;
+
+/// The objectives under test, with what each needs besides the instance.
+#[derive(Clone, Debug)]
+enum Kind {
+    CostMatrix(Vec<f64>),
+    Squared,
+    Absolute,
+    Quantile(f64),
+    Centroid,
+}
+
+fn kinds() -> impl Strategy<Value = Kind> {
+    prop_oneof![
+        prop::collection::vec(prop_oneof![Just(0.0), 0.0f64..5.0], 16).prop_map(Kind::CostMatrix),
+        Just(Kind::Squared),
+        Just(Kind::Absolute),
+        (0.05f64..0.95).prop_map(Kind::Quantile),
+        Just(Kind::Centroid),
+    ]
+}
+
+/// Cost of a leaf by definition: the best constant prediction, found by trying each.
+fn leaf_cost(kind: &Kind, instance: &Instance, targets: &[f64], rows: &[usize]) -> f64 {
+    let w = |r: usize| instance.weights[r];
+    let pinball = |q: f64, scale: f64| {
+        rows.iter()
+            .map(|&v| {
+                let loss: f64 = rows
+                    .iter()
+                    .map(|&r| {
+                        let u = targets[r] - targets[v];
+                        w(r) * if u >= 0.0 { q * u } else { (q - 1.0) * u }
+                    })
+                    .sum();
+                scale * loss
+            })
+            .fold(if rows.is_empty() { 0.0 } else { f64::INFINITY }, f64::min)
+    };
+    match kind {
+        Kind::CostMatrix(costs) => {
+            let k = instance.n_classes;
+            (0..k)
+                .map(|p| {
+                    rows.iter()
+                        .map(|&r| w(r) * costs[instance.y[r] as usize * k + p])
+                        .sum::<f64>()
+                })
+                .fold(f64::INFINITY, f64::min)
+        }
+        Kind::Squared => {
+            let total: f64 = rows.iter().map(|&r| w(r)).sum();
+            if total == 0.0 {
+                return 0.0;
+            }
+            let mean = rows.iter().map(|&r| w(r) * targets[r]).sum::<f64>() / total;
+            rows.iter().map(|&r| w(r) * (targets[r] - mean).powi(2)).sum()
+        }
+        Kind::Absolute => pinball(0.5, 2.0),
+        Kind::Quantile(q) => pinball(*q, 1.0),
+        Kind::Centroid => {
+            let point = |r: usize| [targets[r], instance.y[r] as f64];
+            let total: f64 = rows.iter().map(|&r| w(r)).sum();
+            if total == 0.0 {
+                return 0.0;
+            }
+            let mut c = [0.0; 2];
+            for &r in rows {
+                c[0] += w(r) * point(r)[0] / total;
+                c[1] += w(r) * point(r)[1] / total;
+            }
+            rows.iter()
+                .map(|&r| {
+                    let p = point(r);
+                    w(r) * ((p[0] - c[0]).powi(2) + (p[1] - c[1]).powi(2)).sqrt()
+                })
+                .sum()
+        }
+    }
+}
+
+/// Solves `instance` under `kind` with every `step`-th switch combination.
+fn solve_all(
+    kind: &Kind,
+    instance: &Instance,
+    targets: &[f64],
+    depth: u32,
+    rules: &Rules,
+    expected: f64,
+) -> Result<(), TestCaseError> {
+    let data = Dataset::new(&instance.x, instance.n_rows, &instance.y, instance.n_classes).unwrap();
+    let solver = Solver::new(data);
+    let k = instance.n_classes;
+    for config in all_configs(depth, rules)
+        .iter()
+        .skip(instance.n_rows % 8)
+        .step_by(8)
+    {
+        let weights = Some(&instance.weights[..]);
+        let budget = Budget::default();
+        let solution = match kind {
+            Kind::CostMatrix(costs) => solver.solve_objective(config, weights, budget, |_, _| {
+                CostMatrix::new(costs[..k * k].to_vec(), k)
+            }),
+            Kind::Squared => solver.solve_objective(config, weights, budget, |_, w: &Weights| {
+                Ok(SquaredError::new(targets, w))
+            }),
+            Kind::Absolute => solver.solve_objective(config, weights, budget, |_, _| {
+                Ok(ByRows::new(Pinball::absolute(targets)))
+            }),
+            Kind::Quantile(q) => solver.solve_objective(config, weights, budget, |_, _| {
+                Ok(ByRows::new(Pinball::new(targets, *q, 1.0)))
+            }),
+            Kind::Centroid => solver.solve_objective(config, weights, budget, |_, _| {
+                let points = (0..instance.n_rows)
+                    .flat_map(|r| [targets[r], instance.y[r] as f64])
+                    .collect();
+                Ok(ByRows::new(CentroidDistance::new(points, 2)))
+            }),
+        }
+        .unwrap();
+        prop_assert_eq!(solution.status, Status::Optimal);
+        let tol = 1e-7 * (1.0 + expected.abs());
+        prop_assert!(
+            (solution.objective - expected).abs() < tol,
+            "{:?} {:?}: got {} expected {}",
+            kind,
+            config,
+            solution.objective,
+            expected
+        );
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn native_objectives_match_brute_force(
+        instance in instances(),
+        kind in kinds(),
+        targets in prop::collection::vec(prop_oneof![-50.0f64..50.0, (0i32..5).prop_map(f64::from)], 40),
+        depth in 0u32..=3,
+        min_leaf in 1u32..=3,
+        max_nodes in prop_oneof![Just(None), (0u32..=7).prop_map(Some)],
+        penalty in prop_oneof![Just(0.0), 0.1f64..3.0],
+    ) {
+        let rules = Rules { min_leaf: min_leaf as usize, max_nodes, penalty };
+        let rows: Vec<usize> = (0..instance.n_rows).filter(|&r| instance.weights[r] > 0.0).collect();
+        let leaf = |rows: &[usize]| leaf_cost(&kind, &instance, &targets, rows);
+        let (expected, _) = instance.brute_force_with(
+            &rows, depth, max_nodes.unwrap_or(u32::MAX), &rules, &leaf);
+        solve_all(&kind, &instance, &targets[..instance.n_rows], depth, &rules, expected)?;
+    }
+}
+
+#[test]
+fn objectives_report_what_they_allow() {
+    let weights = Weights::new(None, 2).unwrap();
+    assert!(SquaredError::new(&[1.0, 2.0], &weights).capabilities().depth2);
+    assert!(!ByRows::new(Pinball::absolute(&[1.0, 2.0])).capabilities().depth2);
+}
