@@ -63,7 +63,9 @@ fn leaf_cost(kind: &Kind, instance: &Instance, targets: &[f64], rows: &[usize]) 
                 return 0.0;
             }
             let mean = rows.iter().map(|&r| w(r) * targets[r]).sum::<f64>() / total;
-            rows.iter().map(|&r| w(r) * (targets[r] - mean).powi(2)).sum()
+            rows.iter()
+                .map(|&r| w(r) * (targets[r] - mean).powi(2))
+                .sum()
         }
         Kind::Absolute => pinball(0.5, 2.0),
         Kind::Quantile(q) => pinball(*q, 1.0),
@@ -97,7 +99,13 @@ fn solve_all(
     rules: &Rules,
     expected: f64,
 ) -> Result<(), TestCaseError> {
-    let data = Dataset::new(&instance.x, instance.n_rows, &instance.y, instance.n_classes).unwrap();
+    let data = Dataset::new(
+        &instance.x,
+        instance.n_rows,
+        &instance.y,
+        instance.n_classes,
+    )
+    .unwrap();
     let solver = Solver::new(data);
     let k = instance.n_classes;
     for config in all_configs(depth, rules)
@@ -167,6 +175,14 @@ proptest! {
 #[test]
 fn objectives_report_what_they_allow() {
     let weights = Weights::new(None, 2).unwrap();
-    assert!(SquaredError::new(&[1.0, 2.0], &weights).capabilities().depth2);
-    assert!(!ByRows::new(Pinball::absolute(&[1.0, 2.0])).capabilities().depth2);
+    assert!(
+        SquaredError::new(&[1.0, 2.0], &weights)
+            .capabilities()
+            .depth2
+    );
+    assert!(
+        !ByRows::new(Pinball::absolute(&[1.0, 2.0]))
+            .capabilities()
+            .depth2
+    );
 }

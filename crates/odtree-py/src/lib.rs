@@ -1,10 +1,14 @@
 //! Python bindings for odtree-core: array conversion, GIL release, Ctrl-C and error mapping.
 //! Every decision about the search lives in odtree-core; this crate only translates.
 
+mod callbacks;
+
+use callbacks::{ClassesCallback, Failure, RowsCallback};
 use numpy::{PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
+use odtree_core::objective::{ByRows, CentroidDistance, CostMatrix, Pinball, SquaredError};
 use odtree_core::{
-    Branching, Budget, CacheKind, ChildOrder, Dataset, MemoryLimits, OdtError, SearchConfig,
-    Solution, Solver, WipeStrategy,
+    Branching, Budget, CacheKind, ChildOrder, Dataset, MemoryLimits, OdtError, Result,
+    SearchConfig, Solution, Solver, WipeStrategy,
 };
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -22,6 +26,63 @@ fn to_py_err(error: OdtError) -> PyErr {
 
 fn unknown(what: &str, value: &str) -> PyErr {
     PyValueError::new_err(format!("unknown {what} {value:?}"))
+}
+
+/// What a search minimises, with the data it needs.
+enum Task {
+    Misclassification,
+    CostMatrix(Vec<f64>),
+    SquaredError(Vec<f64>),
+    Pinball(Vec<f64>, f64, f64),
+    Centroid(Vec<f64>, usize),
+    Rows(RowsCallback),
+    Classes(ClassesCallback),
+}
+
+impl Task {
+    /// Solves with this objective.
+    fn solve(
+        self,
+        solver: &Solver,
+        config: &SearchConfig,
+        weights: Option<&[f64]>,
+        budget: Budget,
+    ) -> Result<Solution> {
+        let k = solver.data().n_classes();
+        match self {
+            Task::Misclassification => solver.solve(config, weights, budget),
+            Task::CostMatrix(costs) => {
+                solver.solve_objective(config, weights, budget, |_, _| CostMatrix::new(costs, k))
+            }
+            Task::SquaredError(targets) => {
+                solver.solve_objective(config, weights, budget, |_, weights| {
+                    Ok(SquaredError::new(&targets, weights))
+                })
+            }
+            Task::Pinball(targets, quantile, scale) => {
+                solver.solve_objective(config, weights, budget, |_, _| {
+                    Ok(ByRows::new(Pinball::new(&targets, quantile, scale)))
+                })
+            }
+            Task::Centroid(points, dim) => {
+                solver.solve_objective(config, weights, budget, |_, _| {
+                    Ok(ByRows::new(CentroidDistance::new(points, dim)))
+                })
+            }
+            Task::Rows(callback) => {
+                solver.solve_objective(config, weights, budget, |_, _| Ok(ByRows::new(callback)))
+            }
+            Task::Classes(callback) => {
+                solver.solve_objective(config, weights, budget, |_, _| Ok(callback))
+            }
+        }
+    }
+}
+
+/// Copies a 2-D float array row by row.
+fn rows_of(array: PyReadonlyArray2<f64>) -> (Vec<f64>, usize) {
+    let array = array.as_array();
+    (array.iter().copied().collect(), array.ncols())
 }
 
 /// A dataset's bitsets, built once and solved many times.
@@ -58,11 +119,19 @@ impl PySolver {
     ///
     /// `search` picks the preset ("murtree" or "dl85"); each switch left at `None` keeps the
     /// preset's choice.
+    ///
+    /// `objective` picks what is minimised: "misclassification", "cost_matrix" (with
+    /// `cost_matrix`), "squared_error", "absolute_error" or "quantile" (with `targets` and
+    /// `quantile`), "centroid" (with `points`), or a Python callback `function`:
+    /// "error_function" (rows; `labelled` if it returns a class index too) or
+    /// "fast_error_function" (class weights).
     #[pyo3(signature = (*, max_depth, min_samples_leaf, upper_bound, search, max_nodes=None,
                         leaf_penalty=0.0, lexicographic=false, cache=None, branching=None, depth2=None,
                         incremental=None, similarity_bound=None, child_order=None,
                         memory_limit=None, max_cache_entries=None, wipe_strategy="reuses",
-                        wipe_factor=0.5, sample_weight=None, time_limit=None))]
+                        wipe_factor=0.5, sample_weight=None, time_limit=None,
+                        objective="misclassification", cost_matrix=None, targets=None,
+                        quantile=0.5, points=None, function=None, labelled=true))]
     #[allow(clippy::too_many_arguments)]
     fn solve<'py>(
         &self,
@@ -86,6 +155,13 @@ impl PySolver {
         wipe_factor: f64,
         sample_weight: Option<PyReadonlyArray1<f64>>,
         time_limit: Option<f64>,
+        objective: &str,
+        cost_matrix: Option<PyReadonlyArray2<f64>>,
+        targets: Option<PyReadonlyArray1<f64>>,
+        quantile: f64,
+        points: Option<PyReadonlyArray2<f64>>,
+        function: Option<Py<PyAny>>,
+        labelled: bool,
     ) -> PyResult<Bound<'py, PyDict>> {
         let mut config = match search {
             "murtree" => SearchConfig::default(),
@@ -144,13 +220,42 @@ impl PySolver {
             ));
         }
         let interrupt = Arc::new(AtomicBool::new(false));
+        let failure = Failure::new(interrupt.clone());
+        let n_classes = self.solver.data().n_classes();
+        let missing =
+            |what: &str| PyValueError::new_err(format!("objective {objective:?} needs {what}"));
+        let targets = targets.map(|t| t.as_array().to_vec());
+        let task = match objective {
+            "misclassification" => Task::Misclassification,
+            "cost_matrix" => {
+                Task::CostMatrix(rows_of(cost_matrix.ok_or_else(|| missing("cost_matrix"))?).0)
+            }
+            "squared_error" => Task::SquaredError(targets.ok_or_else(|| missing("targets"))?),
+            "absolute_error" => Task::Pinball(targets.ok_or_else(|| missing("targets"))?, 0.5, 2.0),
+            "quantile" => Task::Pinball(targets.ok_or_else(|| missing("targets"))?, quantile, 1.0),
+            "centroid" => {
+                let (points, dim) = rows_of(points.ok_or_else(|| missing("points"))?);
+                Task::Centroid(points, dim)
+            }
+            "error_function" => Task::Rows(RowsCallback::new(
+                function.ok_or_else(|| missing("function"))?,
+                labelled.then_some(n_classes),
+                failure.clone(),
+            )),
+            "fast_error_function" => Task::Classes(ClassesCallback::new(
+                function.ok_or_else(|| missing("function"))?,
+                n_classes,
+                failure.clone(),
+            )),
+            other => return Err(unknown("objective", other)),
+        };
         // a limit beyond what a Duration holds (~5.8e11 years) means no limit
         let time_limit = time_limit.and_then(|t| Duration::try_from_secs_f64(t).ok());
         let budget = Budget::new(time_limit, Some(interrupt.clone()));
         let solver = self.solver.clone();
         let (sender, receiver) = mpsc::channel();
         let worker = std::thread::spawn(move || {
-            let result = solver.solve(&config, weights.as_deref(), budget);
+            let result = task.solve(&solver, &config, weights.as_deref(), budget);
             let _ = sender.send(result);
         });
         let flag = interrupt.clone();
@@ -175,7 +280,7 @@ impl PySolver {
             (result, sigints, other_error)
         });
         let _ = worker.join();
-        if let Some(error) = other_error {
+        if let Some(error) = failure.take().or(other_error) {
             return Err(error);
         }
         if sigints > 1 {

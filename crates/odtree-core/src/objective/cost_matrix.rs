@@ -78,8 +78,20 @@ mod tests {
     fn leaves_predict_the_cheapest_class() {
         // predicting 0 for a row of class 1 costs 5; predicting 1 for class 0 costs 1
         let objective = CostMatrix::new(vec![0.0, 1.0, 5.0, 0.0], 2).unwrap();
-        assert_eq!(objective.leaf(&[4.0, 1.0]), Leaf { cost: 4.0, label: 1 });
-        assert_eq!(objective.leaf(&[6.0, 1.0]), Leaf { cost: 5.0, label: 0 });
+        assert_eq!(
+            objective.leaf(&[4.0, 1.0]),
+            Leaf {
+                cost: 4.0,
+                label: 1
+            }
+        );
+        assert_eq!(
+            objective.leaf(&[6.0, 1.0]),
+            Leaf {
+                cost: 5.0,
+                label: 0
+            }
+        );
         assert!(!objective.capabilities().similarity_bound);
         assert!(CostMatrix::new(vec![0.0, -1.0, 1.0, 0.0], 2).is_err());
         assert!(CostMatrix::new(vec![0.0; 3], 2).is_err());

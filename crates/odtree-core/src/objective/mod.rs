@@ -105,4 +105,3 @@ impl<O: Objective> Objective for Penalised<O> {
         self.inner.two_class_minority().map(|c| c + self.per_leaf)
     }
 }
-

@@ -193,7 +193,9 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
         let mut costs = [None; 2];
         for (k, &(test, limits)) in children.iter().enumerate() {
             self.push(test);
-            child_rows[k] = self.statistics.count(&self.cover, None, &mut child_stats[k]);
+            child_rows[k] = self
+                .statistics
+                .count(&self.cover, None, &mut child_stats[k]);
             costs[k] = if limits.is_leaf() {
                 Some(C::leaf(self.objective.leaf_cost(&child_stats[k])))
             } else {

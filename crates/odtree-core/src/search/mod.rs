@@ -183,7 +183,13 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
             && config.min_samples_leaf == 1;
         let max_depth = config.max_depth.min(data.n_features() as u32);
         let working_bytes = if config.memory.is_bounded() {
-            working_bytes(data, max_depth, statistics.len(), use_depth2, use_similarity)
+            working_bytes(
+                data,
+                max_depth,
+                statistics.len(),
+                use_depth2,
+                use_similarity,
+            )
         } else {
             0
         };
@@ -645,8 +651,11 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
                 }
                 level.negatives.resize(n_features * len, 0.0);
                 let negative = self.data.item_mask(item(f, false));
-                self.statistics
-                    .count(&self.cover, Some(negative), &mut level.negatives[slot.clone()]);
+                self.statistics.count(
+                    &self.cover,
+                    Some(negative),
+                    &mut level.negatives[slot.clone()],
+                );
                 self.statistics
                     .count(&self.cover, Some(mask), &mut level.positive[slot])
             };
