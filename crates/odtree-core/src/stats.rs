@@ -204,7 +204,7 @@ impl RowVectors {
 /// Computes the statistics of a set of rows directly from the rows (not additive).
 pub trait RowEvaluator: Send + Sync {
     /// Length of the statistics: the row weight, the leaf's cost, then anything else.
-    fn len(&self) -> usize;
+    fn n_stats(&self) -> usize;
     /// Writes the statistics of `rows` (sorted row ids, each of non-zero weight): `out[0]` is
     /// their total weight and `out[1]` the cost of making them a leaf.
     fn evaluate(&self, rows: &[u32], weights: &Weights, out: &mut [f64]);
@@ -227,7 +227,7 @@ impl Statistics<'_> {
         match self {
             Statistics::Classes(classes) => classes.len(),
             Statistics::Sums(vectors) => vectors.len,
-            Statistics::Rows(evaluator, _) => evaluator.len(),
+            Statistics::Rows(evaluator, _) => evaluator.n_stats(),
         }
     }
 

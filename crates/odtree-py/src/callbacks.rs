@@ -116,7 +116,7 @@ impl RowsCallback {
 }
 
 impl RowEvaluator for RowsCallback {
-    fn len(&self) -> usize {
+    fn n_stats(&self) -> usize {
         3
     }
 

@@ -25,7 +25,7 @@ impl CentroidDistance {
 }
 
 impl RowEvaluator for CentroidDistance {
-    fn len(&self) -> usize {
+    fn n_stats(&self) -> usize {
         2
     }
 

@@ -44,7 +44,7 @@ impl Pinball {
 }
 
 impl RowEvaluator for Pinball {
-    fn len(&self) -> usize {
+    fn n_stats(&self) -> usize {
         2
     }
 
