@@ -63,7 +63,8 @@ def test_default_parameters():
         "cache": None, "branching": None, "depth2_solver": None, "incremental_counting": None,
         "similarity_bound": None, "child_order": None, "memory_limit": None,
         "max_cache_entries": None, "wipe_strategy": "reuses", "wipe_factor": 0.5,
-        "thresholds": "quantile", "n_thresholds": 10,
+        "thresholds": "quantile", "n_thresholds": 10, "cost_matrix": None,
+        "fast_error_function": None, "error_function": None,
     }
     with pytest.raises(TypeError):
         OptimalTreeClassifier(3, 1, None, None, "dl85")  # search is keyword-only

@@ -3,41 +3,20 @@
 from __future__ import annotations
 
 import time
-import warnings
-from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.utils import assert_all_finite
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.base import ClassifierMixin, _fit_context
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import (
-    _check_sample_weight,
-    check_consistent_length,
-    check_is_fitted,
-    column_or_1d,
-    validate_data,
-)
 
-from ._binarizer import NUMERIC_DTYPES, Binarizer
-from ._memory import parse_bytes
-from ._tree import Tree
-from .exceptions import InfeasibleWarning, NotOptimalWarning
-
-#: Two Ctrl-C within this many seconds raise KeyboardInterrupt instead of stopping one fit.
-INTERRUPT_WINDOW = 10.0
-_last_interrupt = [-np.inf]
+from ._base import SEARCH_CONSTRAINTS, OptimalTreeBase
 
 
-def _is_dataframe(X) -> bool:
-    return hasattr(X, "iloc") and hasattr(X, "dtypes")
-
-
-class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
+class OptimalTreeClassifier(ClassifierMixin, OptimalTreeBase):
     """A provably optimal decision tree classifier of bounded depth.
 
-    The search minimises the weighted number of misclassified training rows over every tree
-    of depth at most ``max_depth`` whose leaves hold at least ``min_samples_leaf`` rows. Numeric
+    The search minimises the weighted number of misclassified training rows (or the cost
+    that ``cost_matrix`` or a callback gives each leaf) over every tree of depth at most
+    ``max_depth`` whose leaves hold at least ``min_samples_leaf`` rows. Numeric
     and categorical columns are first turned into binary features by a :class:`Binarizer`;
     columns that hold only 0 and 1 are used as they are.
 
@@ -110,6 +89,20 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         How numeric columns become binary features (see :class:`Binarizer`).
     n_thresholds : int, default=10
         Thresholds per numeric column for ``thresholds="quantile"``.
+    cost_matrix : array-like of shape (n_classes, n_classes) or None, default=None
+        ``cost_matrix[i][j]`` is the cost of predicting class j for a row of class i, in the
+        order of ``classes_`` (scikit-learn's confusion-matrix orientation). Each leaf then
+        predicts its cheapest class, and ``objective_`` is the total weighted cost.
+    fast_error_function : callable or None, default=None
+        ``fast_error_function(class_weights) -> (error, class_index)``: the cost of a leaf
+        from the weight of each class among its rows (ordered as ``classes_``), and the class
+        it predicts. Must be deterministic, finite and non-negative. Called once per distinct
+        vector of class weights.
+    error_function : callable or None, default=None
+        ``error_function(rows) -> (error, class_index)``: the cost of a leaf from its rows,
+        given as an int64 array of row positions in the ``X`` passed to ``fit``. Slower than
+        ``fast_error_function``: the search cannot use its depth-2 solver. Called once per
+        distinct set of rows.
 
     Attributes
     ----------
@@ -167,26 +160,10 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = {
-        "max_depth": [Interval(Integral, 0, 64, closed="both")],
-        "min_samples_leaf": [Interval(Integral, 1, None, closed="left")],
-        "time_limit": [Interval(Real, 0, None, closed="left"), None],
-        "upper_bound": [Interval(Real, None, None, closed="neither"), None],
-        "max_leaf_nodes": [Interval(Integral, 1, None, closed="left"), None],
-        "ccp_alpha": [Interval(Real, 0, None, closed="left")],
-        "lexicographic": ["boolean"],
-        "search": [StrOptions({"murtree", "dl85"})],
-        "cache": [StrOptions({"trie", "hash", "dataset"}), None],
-        "branching": [StrOptions({"in_order", "gini", "gain_asc", "gain_desc"}), None],
-        "depth2_solver": ["boolean", None],
-        "incremental_counting": ["boolean", None],
-        "similarity_bound": ["boolean", None],
-        "child_order": [StrOptions({"larger_error_first", "left_first"}), None],
-        "memory_limit": [Interval(Integral, 1, None, closed="left"), str, None],
-        "max_cache_entries": [Interval(Integral, 1, None, closed="left"), None],
-        "wipe_strategy": [StrOptions({"reuses", "descendants", "all"})],
-        "wipe_factor": [Interval(Real, 0, 1, closed="right")],
-        "thresholds": [StrOptions({"quantile", "midpoints", "tree"})],
-        "n_thresholds": [Interval(Integral, 1, None, closed="left")],
+        **SEARCH_CONSTRAINTS,
+        "cost_matrix": ["array-like", None],
+        "fast_error_function": [callable, None],
+        "error_function": [callable, None],
     }
 
     def __init__(self, max_depth=3, min_samples_leaf=1, time_limit=None, upper_bound=None, *,
@@ -195,7 +172,8 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
                  branching=None, depth2_solver=None, incremental_counting=None,
                  similarity_bound=None, child_order=None, memory_limit=None,
                  max_cache_entries=None, wipe_strategy="reuses", wipe_factor=0.5,
-                 thresholds="quantile", n_thresholds=10):
+                 thresholds="quantile", n_thresholds=10, cost_matrix=None,
+                 fast_error_function=None, error_function=None):
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
         self.time_limit = time_limit
@@ -216,6 +194,9 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         self.wipe_factor = wipe_factor
         self.thresholds = thresholds
         self.n_thresholds = n_thresholds
+        self.cost_matrix = cost_matrix
+        self.fast_error_function = fast_error_function
+        self.error_function = error_function
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
@@ -244,114 +225,48 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         0.0
         """
         start = time.perf_counter()
-        memory_limit = None if self.memory_limit is None else parse_bytes(self.memory_limit)
         _check_no_missing_labels(y)
         X, y = self._validate_training_data(X, y)
         if y.dtype.kind not in "biuUS":  # ints, bools and strings are always class labels
             check_classification_targets(y)
-        weight = _check_sample_weight(sample_weight, y, dtype=np.float64,
-                                      ensure_non_negative=True)
-        if not np.any(weight > 0):
-            raise ValueError("sample_weight is zero everywhere: at least one row must count")
-        with np.errstate(over="ignore"):
-            total_weight = weight.sum()
-        if not np.isfinite(total_weight):
-            raise ValueError("sample_weight sums to infinity: rescale the weights")
+        weight = self._checked_weight(sample_weight, len(y))
         self.classes_, y_encoded = np.unique(y, return_inverse=True)
-        kept = weight > 0
-        self.binarizer_ = Binarizer(strategy=self.thresholds, n_thresholds=self.n_thresholds)
-        binary_X = np.ascontiguousarray(
-            self.binarizer_._fit_kept(X, y, weight, validated=True), dtype=np.uint8)
-        self.binary_features_ = list(self.binarizer_.features_)
-        self.binary_feature_names_ = np.array([f.name for f in self.binary_features_],
-                                              dtype=object)
-        from . import _core  # the compiled search; imported here so the rest works without it
-
-        solver = _core.Solver(binary_X, y_encoded[kept].astype(np.uint32), len(self.classes_))
-        max_nodes = None if self.max_leaf_nodes is None else min(self.max_leaf_nodes - 1, 2**32 - 1)
-        result = solver.solve(
-            max_depth=self.max_depth,
-            # beyond the number of rows, every value means "no split"
-            min_samples_leaf=min(self.min_samples_leaf, len(y) + 1),
-            upper_bound=np.inf if self.upper_bound is None else float(self.upper_bound),
-            search=self.search,
-            max_nodes=max_nodes,
-            leaf_penalty=float(self.ccp_alpha) * float(total_weight),
-            lexicographic=bool(self.lexicographic),
-            cache=self.cache,
-            branching=self.branching,
-            depth2=self.depth2_solver,
-            incremental=self.incremental_counting,
-            similarity_bound=self.similarity_bound,
-            child_order=self.child_order,
-            memory_limit=memory_limit,
-            max_cache_entries=self.max_cache_entries,
-            wipe_strategy=self.wipe_strategy,
-            wipe_factor=float(self.wipe_factor),
-            sample_weight=weight[kept],
-            time_limit=self.time_limit,
-        )
-        self._set_result(result)
+        objective = self._objective(len(self.classes_), np.flatnonzero(weight > 0))
+        binary_X = self._binarize_training(X, y, weight)
+        result = self._fit_tree(binary_X, y_encoded[weight > 0].astype(np.uint32),
+                                len(self.classes_), weight, **objective)
         total = self.tree_.value[0, 0, :]
         self.class_ranking_ = np.lexsort((np.arange(len(total)), -total))
+        custom = objective["objective"] != "misclassification"
+        self.node_classes_ = np.asarray(result["label"], dtype=np.int64) if custom else None
         self.fit_time_ = time.perf_counter() - start
         return self
 
-    def _validate_training_data(self, X, y):
-        """Check X and y with scikit-learn's rules; DataFrames go to the binarizer unchanged."""
-        if _is_dataframe(X):
-            if len(X) == 0:
-                raise ValueError("Found a DataFrame with 0 rows: at least one row is required")
-            validate_data(self, X, skip_check_array=True)
-            return X, _check_target(y, len(X))
-        X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=NUMERIC_DTYPES)
-        return _densify(X), y
+    def _objective(self, n_classes: int, kept: np.ndarray) -> dict:
+        """The objective arguments of the search, checked."""
+        given = [name for name in ("cost_matrix", "fast_error_function", "error_function")
+                 if getattr(self, name) is not None]
+        if len(given) > 1:
+            raise ValueError(f"give at most one of cost_matrix, fast_error_function and "
+                             f"error_function, not {' and '.join(given)}")
+        if self.cost_matrix is not None:
+            costs = np.asarray(self.cost_matrix, dtype=np.float64)
+            if costs.shape != (n_classes, n_classes):
+                raise ValueError(f"cost_matrix has shape {costs.shape}; the {n_classes} "
+                                 f"classes need ({n_classes}, {n_classes})")
+            if not np.all(np.isfinite(costs)) or np.any(costs < 0):
+                raise ValueError("cost_matrix entries must be finite and non-negative")
+            return {"objective": "cost_matrix", "cost_matrix": costs}
+        if self.fast_error_function is not None:
+            return {"objective": "fast_error_function", "function": self.fast_error_function}
+        if self.error_function is not None:
+            user = self.error_function
 
-    def _set_result(self, result: dict) -> None:
-        self.tree_ = Tree(
-            children_left=result["children_left"],
-            children_right=result["children_right"],
-            feature=result["feature"],
-            value=result["value"],
-            n_node_samples=result["n_node_samples"],
-            weighted_n_node_samples=result["weighted_n_node_samples"],
-        )
-        self.objective_ = float(result["objective"])
-        self.lower_bound_ = float(result["lower_bound"])
-        self.status_ = str(result["status"])
-        self.optimal_ = self.status_ == "optimal"
-        self.n_cache_entries_ = int(result["cache_entries"])
-        self.cache_peak_entries_ = int(result["cache_peak_entries"])
-        self.cache_peak_bytes_ = int(result["cache_peak_bytes"])
-        self.n_wipes_ = int(result["n_wipes"])
-        self.cache_created_entries_ = int(result["cache_created_entries"])
-        if self.status_ == "infeasible":
-            warnings.warn(f"no tree has an objective below upper_bound={self.upper_bound}; "
-                          "the model is the best single leaf", InfeasibleWarning, stacklevel=4)
-        elif self.status_ == "interrupted":
-            now = time.monotonic()
-            if now - _last_interrupt[0] < INTERRUPT_WINDOW:
-                _last_interrupt[0] = -np.inf
-                raise KeyboardInterrupt("second interrupt: stopping")
-            _last_interrupt[0] = now
-            warnings.warn("the search was interrupted: the tree is the best found so far and may "
-                          "not be optimal", NotOptimalWarning, stacklevel=4)
-        elif self.status_ == "memory_limit":
-            warnings.warn("the memory limit is too small for the entries the search cannot "
-                          "spare: the tree is the best found so far and may not be optimal",
-                          NotOptimalWarning, stacklevel=4)
-        elif self.status_ == "time_limit":
-            warnings.warn(f"time limit of {self.time_limit} s reached: the tree is the best found "
-                          "so far and may not be optimal", NotOptimalWarning, stacklevel=4)
+            def on_input_rows(rows):
+                return user(kept[rows])
 
-    def _binarize(self, X) -> np.ndarray:
-        check_is_fitted(self)
-        if not _is_dataframe(X):
-            X = _densify(validate_data(self, X, reset=False, accept_sparse=("csr", "csc"),
-                                       dtype=NUMERIC_DTYPES))
-        else:
-            validate_data(self, X, reset=False, skip_check_array=True)
-        return self.binarizer_.transform(X)
+            return {"objective": "error_function", "function": on_input_rows, "labelled": True}
+        return {"objective": "misclassification"}
 
     def apply(self, X) -> np.ndarray:
         """Index of the leaf (in ``tree_``) that each row of ``X`` reaches.
@@ -373,8 +288,7 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         >>> OptimalTreeClassifier(max_depth=1).fit(X, [0, 1, 1, 0]).apply(X).tolist()
         [1, 2, 2, 1]
         """
-        binary_X = self._binarize(X)
-        return self.tree_.apply(binary_X)
+        return super().apply(X)
 
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities: the weighted class shares of the training rows in each leaf.
@@ -429,42 +343,18 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         return self.classes_[self._leaf_classes()[leaves]]
 
     def _leaf_classes(self) -> np.ndarray:
-        """Class index predicted at every node: the heaviest class, ties broken by
-        ``class_ranking_`` (the search's own rule)."""
+        """Class index predicted at every node: the one the objective chose, which for
+        misclassification is the heaviest class, ties broken by ``class_ranking_``."""
+        if getattr(self, "node_classes_", None) is not None:
+            return self.node_classes_
         ranking = self.class_ranking_
         return ranking[np.argmax(self.tree_.value[:, 0, ranking], axis=1)]
-
-    def get_depth(self) -> int:
-        """Depth of the fitted tree (0 for a single leaf)."""
-        check_is_fitted(self)
-        return self.tree_.max_depth
-
-    def get_n_leaves(self) -> int:
-        """Number of leaves of the fitted tree."""
-        check_is_fitted(self)
-        return self.tree_.n_leaves
 
     def to_json(self) -> str:
         """The fitted model as JSON text; :func:`odtree.from_json` reads it back."""
         from ._serialize import to_json
 
         return to_json(self)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.input_tags.categorical = True
-        tags.input_tags.string = True
-        return tags
-
-
-def _check_target(y, n_rows: int) -> np.ndarray:
-    """y as a 1-D array of length n_rows, without missing values."""
-    y = column_or_1d(y, warn=True)
-    check_consistent_length(np.empty(n_rows), y)
-    if y.dtype.kind == "f":
-        assert_all_finite(y, input_name="y")
-    return y
 
 
 def _check_no_missing_labels(y) -> None:
@@ -488,7 +378,3 @@ def _is_missing(value) -> bool:
         return value is None or bool(value != value)
     except TypeError:  # pandas.NA cannot be turned into a bool
         return True
-
-
-def _densify(X):
-    return X.toarray() if hasattr(X, "toarray") else X

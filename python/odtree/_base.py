@@ -1,0 +1,235 @@
+"""What every optimal-tree estimator shares: search parameters, input checks, the call into
+the compiled search and the fitted attributes it reports."""
+
+from __future__ import annotations
+
+import time
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils import assert_all_finite
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    check_consistent_length,
+    check_is_fitted,
+    column_or_1d,
+    validate_data,
+)
+
+from ._binarizer import NUMERIC_DTYPES, Binarizer
+from ._memory import parse_bytes
+from ._tree import Tree
+from .exceptions import InfeasibleWarning, NotOptimalWarning
+
+#: Two Ctrl-C within this many seconds raise KeyboardInterrupt instead of stopping one fit.
+INTERRUPT_WINDOW = 10.0
+_last_interrupt = [-np.inf]
+
+#: Parameter checks shared by every estimator.
+SEARCH_CONSTRAINTS: dict = {
+    "max_depth": [Interval(Integral, 0, 64, closed="both")],
+    "min_samples_leaf": [Interval(Integral, 1, None, closed="left")],
+    "time_limit": [Interval(Real, 0, None, closed="left"), None],
+    "upper_bound": [Interval(Real, None, None, closed="neither"), None],
+    "max_leaf_nodes": [Interval(Integral, 1, None, closed="left"), None],
+    "ccp_alpha": [Interval(Real, 0, None, closed="left")],
+    "lexicographic": ["boolean"],
+    "search": [StrOptions({"murtree", "dl85"})],
+    "cache": [StrOptions({"trie", "hash", "dataset"}), None],
+    "branching": [StrOptions({"in_order", "gini", "gain_asc", "gain_desc"}), None],
+    "depth2_solver": ["boolean", None],
+    "incremental_counting": ["boolean", None],
+    "similarity_bound": ["boolean", None],
+    "child_order": [StrOptions({"larger_error_first", "left_first"}), None],
+    "memory_limit": [Interval(Integral, 1, None, closed="left"), str, None],
+    "max_cache_entries": [Interval(Integral, 1, None, closed="left"), None],
+    "wipe_strategy": [StrOptions({"reuses", "descendants", "all"})],
+    "wipe_factor": [Interval(Real, 0, 1, closed="right")],
+    "thresholds": [StrOptions({"quantile", "midpoints", "tree"})],
+    "n_thresholds": [Interval(Integral, 1, None, closed="left")],
+}
+
+
+def _is_dataframe(X) -> bool:
+    return hasattr(X, "iloc") and hasattr(X, "dtypes")
+
+
+class OptimalTreeBase(BaseEstimator):
+    """Search, input handling and fitted attributes common to the optimal-tree estimators.
+
+    Subclasses declare their parameters in ``__init__`` (scikit-learn reads them from its
+    signature) and call :meth:`_fit_tree` from ``fit``.
+    """
+
+    def _checked_weight(self, sample_weight, n_rows: int) -> np.ndarray:
+        """sample_weight as float64, non-negative, not all zero, with a finite sum."""
+        weight = _check_sample_weight(sample_weight, np.empty(n_rows), dtype=np.float64,
+                                      ensure_non_negative=True)
+        if not np.any(weight > 0):
+            raise ValueError("sample_weight is zero everywhere: at least one row must count")
+        with np.errstate(over="ignore"):
+            total = weight.sum()
+        if not np.isfinite(total):
+            raise ValueError("sample_weight sums to infinity: rescale the weights")
+        return weight
+
+    def _validate_training_data(self, X, y, supervised=True):
+        """Check X (and y when ``supervised``) with scikit-learn's rules; DataFrames go to
+        the binarizer unchanged."""
+        if _is_dataframe(X):
+            if len(X) == 0:
+                raise ValueError("Found a DataFrame with 0 rows: at least one row is required")
+            validate_data(self, X, skip_check_array=True)
+            return X, _check_target(y, len(X)) if supervised else None
+        if not supervised:
+            X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=NUMERIC_DTYPES)
+            return _densify(X), None
+        X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=NUMERIC_DTYPES)
+        return _densify(X), y
+
+    def _binarize_training(self, X, y, weight) -> np.ndarray:
+        """Fits the binarizer on the rows of non-zero weight and returns their 0/1 matrix."""
+        self.binarizer_ = Binarizer(strategy=self.thresholds, n_thresholds=self.n_thresholds)
+        binary_X = np.ascontiguousarray(
+            self.binarizer_._fit_kept(X, y, weight, validated=True), dtype=np.uint8)
+        self.binary_features_ = list(self.binarizer_.features_)
+        self.binary_feature_names_ = np.array([f.name for f in self.binary_features_],
+                                              dtype=object)
+        return binary_X
+
+    def _fit_tree(self, binary_X, labels, n_classes, weight, **objective) -> dict:
+        """Runs the search on the kept rows (``weight > 0``) and sets the fitted attributes.
+
+        ``objective`` holds the objective's arguments of ``Solver.solve``.
+        """
+        from . import _core  # the compiled search; imported here so the rest works without it
+
+        kept = weight > 0
+        memory_limit = None if self.memory_limit is None else parse_bytes(self.memory_limit)
+        solver = _core.Solver(binary_X, labels, n_classes)
+        max_nodes = (None if self.max_leaf_nodes is None
+                     else min(self.max_leaf_nodes - 1, 2**32 - 1))
+        n_rows = len(weight)
+        result = solver.solve(
+            max_depth=self.max_depth,
+            # beyond the number of rows, every value means "no split"
+            min_samples_leaf=min(self.min_samples_leaf, n_rows + 1),
+            upper_bound=np.inf if self.upper_bound is None else float(self.upper_bound),
+            search=self.search,
+            max_nodes=max_nodes,
+            leaf_penalty=float(self.ccp_alpha) * float(weight.sum()),
+            lexicographic=bool(self.lexicographic),
+            cache=self.cache,
+            branching=self.branching,
+            depth2=self.depth2_solver,
+            incremental=self.incremental_counting,
+            similarity_bound=self.similarity_bound,
+            child_order=self.child_order,
+            memory_limit=memory_limit,
+            max_cache_entries=self.max_cache_entries,
+            wipe_strategy=self.wipe_strategy,
+            wipe_factor=float(self.wipe_factor),
+            sample_weight=weight[kept],
+            time_limit=self.time_limit,
+            **objective,
+        )
+        self._set_result(result)
+        return result
+
+    def _set_result(self, result: dict) -> None:
+        self.tree_ = Tree(
+            children_left=result["children_left"],
+            children_right=result["children_right"],
+            feature=result["feature"],
+            value=result["value"],
+            n_node_samples=result["n_node_samples"],
+            weighted_n_node_samples=result["weighted_n_node_samples"],
+        )
+        self.objective_ = float(result["objective"])
+        self.lower_bound_ = float(result["lower_bound"])
+        self.status_ = str(result["status"])
+        self.optimal_ = self.status_ == "optimal"
+        self.n_cache_entries_ = int(result["cache_entries"])
+        self.cache_peak_entries_ = int(result["cache_peak_entries"])
+        self.cache_peak_bytes_ = int(result["cache_peak_bytes"])
+        self.n_wipes_ = int(result["n_wipes"])
+        self.cache_created_entries_ = int(result["cache_created_entries"])
+        self._warn_status()
+
+    def _warn_status(self) -> None:
+        if self.status_ == "infeasible":
+            warnings.warn(f"no tree has an objective below upper_bound={self.upper_bound}; "
+                          "the model is the best single leaf", InfeasibleWarning, stacklevel=5)
+        elif self.status_ == "interrupted":
+            now = time.monotonic()
+            if now - _last_interrupt[0] < INTERRUPT_WINDOW:
+                _last_interrupt[0] = -np.inf
+                raise KeyboardInterrupt("second interrupt: stopping")
+            _last_interrupt[0] = now
+            warnings.warn("the search was interrupted: the tree is the best found so far and may "
+                          "not be optimal", NotOptimalWarning, stacklevel=5)
+        elif self.status_ == "memory_limit":
+            warnings.warn("the memory limit is too small for the entries the search cannot "
+                          "spare: the tree is the best found so far and may not be optimal",
+                          NotOptimalWarning, stacklevel=5)
+        elif self.status_ == "time_limit":
+            warnings.warn(f"time limit of {self.time_limit} s reached: the tree is the best found "
+                          "so far and may not be optimal", NotOptimalWarning, stacklevel=5)
+
+    def _binarize(self, X) -> np.ndarray:
+        check_is_fitted(self)
+        if not _is_dataframe(X):
+            X = _densify(validate_data(self, X, reset=False, accept_sparse=("csr", "csc"),
+                                       dtype=NUMERIC_DTYPES))
+        else:
+            validate_data(self, X, reset=False, skip_check_array=True)
+        return self.binarizer_.transform(X)
+
+    def apply(self, X) -> np.ndarray:
+        """Index of the leaf (in ``tree_``) that each row of ``X`` reaches.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows to route through the tree.
+
+        Returns
+        -------
+        leaves : ndarray of int64, shape (n_samples,)
+            Leaf node ids.
+        """
+        binary_X = self._binarize(X)
+        return self.tree_.apply(binary_X)
+
+    def get_depth(self) -> int:
+        """Depth of the fitted tree (0 for a single leaf)."""
+        check_is_fitted(self)
+        return self.tree_.max_depth
+
+    def get_n_leaves(self) -> int:
+        """Number of leaves of the fitted tree."""
+        check_is_fitted(self)
+        return self.tree_.n_leaves
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        return tags
+
+
+def _check_target(y, n_rows: int) -> np.ndarray:
+    """y as a 1-D array of length n_rows, without missing values."""
+    y = column_or_1d(y, warn=True)
+    check_consistent_length(np.empty(n_rows), y)
+    if y.dtype.kind == "f":
+        assert_all_finite(y, input_name="y")
+    return y
+
+
+def _densify(X):
+    return X.toarray() if hasattr(X, "toarray") else X
