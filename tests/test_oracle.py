@@ -17,9 +17,10 @@ WEIGHTS = [0.0, 1.0, 1.0, 2.0, 3.0, 0.5, 1.25]
 
 
 def brute_force_objective(X, y, weight, max_depth, min_samples_leaf, max_leaf_nodes=None,
-                          ccp_alpha=0.0):
-    """Smallest weighted misclassification, plus ``ccp_alpha * total weight`` per leaf, over all
-    trees of depth <= max_depth with at most max_leaf_nodes leaves, whose leaves hold
+                          ccp_alpha=0.0, leaf=None):
+    """Smallest weighted misclassification (or sum of ``leaf(rows)`` over the leaves, rows
+    being a leaf's positions of non-zero weight), plus ``ccp_alpha * total weight`` per leaf,
+    over all trees of depth <= max_depth with at most max_leaf_nodes leaves, whose leaves hold
     >= min_samples_leaf rows of non-zero weight. No bounds, no pruning: every split and every
     division of the leaves between the children is tried.
 
@@ -32,6 +33,8 @@ def brute_force_objective(X, y, weight, max_depth, min_samples_leaf, max_leaf_no
     penalty = ccp_alpha * sum(weight[i] for i in counted)
 
     def leaf_error(mask):
+        if leaf is not None:
+            return leaf([i for i in counted if mask >> i & 1]) + penalty
         by_class = [sum(weight[i] for i in counted if mask >> i & 1 and y[i] == c)
                     for c in classes]
         return sum(by_class) - max(by_class) + penalty

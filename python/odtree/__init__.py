@@ -7,9 +7,11 @@ from ._binarizer import Binarizer
 from ._classes import OptimalTreeClassifier
 from ._export import export_graphviz, export_text, plot_tree
 from ._features import BinaryFeature
+from ._regressor import OptimalTreeRegressor
 from ._serialize import from_json, to_json
 from ._sklearn_import import from_sklearn
 from ._tree import Tree
+from ._unsupervised import OptimalTreeClusterer, OptimalTreePredictor
 from .exceptions import InfeasibleWarning, NotOptimalWarning
 
 try:
@@ -23,6 +25,9 @@ __all__ = [
     "InfeasibleWarning",
     "NotOptimalWarning",
     "OptimalTreeClassifier",
+    "OptimalTreeClusterer",
+    "OptimalTreePredictor",
+    "OptimalTreeRegressor",
     "Tree",
     "__version__",
     "datasets",

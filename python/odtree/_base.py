@@ -222,6 +222,28 @@ class OptimalTreeBase(BaseEstimator):
         return tags
 
 
+def rows_per_node(tree: Tree, binary_X: np.ndarray) -> list[np.ndarray]:
+    """The positions of the rows of ``binary_X`` that reach each node of ``tree``."""
+    rows = [np.empty(0, dtype=np.int64)] * tree.node_count
+    rows[0] = np.arange(len(binary_X))
+    for node in range(tree.node_count):  # pre-order: a parent comes before its children
+        if not tree.is_leaf(node):
+            here = rows[node]
+            right = binary_X[here, tree.feature[node]] != 0
+            rows[tree.children_left[node]] = here[~right]
+            rows[tree.children_right[node]] = here[right]
+    return rows
+
+
+def weighted_quantile(values: np.ndarray, weight: np.ndarray, q: float) -> float:
+    """The least value whose rows up to it weigh at least ``q`` of the total: the leaf value
+    that minimises the pinball loss, chosen as the search chooses it."""
+    order = np.argsort(values, kind="stable")
+    below = np.cumsum(weight[order])
+    at = np.searchsorted(below, q * below[-1] * (1 - 1e-12), side="left")
+    return float(values[order][min(at, len(values) - 1)])
+
+
 def _check_target(y, n_rows: int) -> np.ndarray:
     """y as a 1-D array of length n_rows, without missing values."""
     y = column_or_1d(y, warn=True)

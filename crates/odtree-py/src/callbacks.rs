@@ -28,6 +28,7 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 /// What the callbacks of one search share: the first exception, and the search's stop flag.
 pub struct Failure {
     error: Mutex<Option<PyErr>>,
+    failed: AtomicBool,
     interrupt: Arc<AtomicBool>,
 }
 
@@ -36,6 +37,7 @@ impl Failure {
     pub fn new(interrupt: Arc<AtomicBool>) -> Arc<Self> {
         Arc::new(Self {
             error: Mutex::new(None),
+            failed: AtomicBool::new(false),
             interrupt,
         })
     }
@@ -45,7 +47,13 @@ impl Failure {
         if !keyboard {
             lock(&self.error).get_or_insert(error);
         }
+        self.failed.store(true, Ordering::Relaxed);
         self.interrupt.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether a callback failed (a `KeyboardInterrupt` included).
+    pub fn happened(&self) -> bool {
+        self.failed.load(Ordering::Relaxed)
     }
 
     /// The exception a callback raised, if any.

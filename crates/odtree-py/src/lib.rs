@@ -8,7 +8,7 @@ use numpy::{PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use odtree_core::objective::{ByRows, CentroidDistance, CostMatrix, Pinball, SquaredError};
 use odtree_core::{
     Branching, Budget, CacheKind, ChildOrder, Dataset, MemoryLimits, OdtError, Result,
-    SearchConfig, Solution, Solver, WipeStrategy,
+    SearchConfig, Solution, Solver, Status, WipeStrategy,
 };
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -288,9 +288,14 @@ impl PySolver {
                 "second interrupt during the search",
             ));
         }
-        let solution = result
+        let mut solution = result
             .ok_or_else(|| PyRuntimeError::new_err("the search thread failed (internal error)"))?
             .map_err(to_py_err)?;
+        if failure.happened() {
+            // a callback was interrupted: some leaf went uncosted, so nothing is proven
+            solution.status = Status::Interrupted;
+            solution.lower_bound = solution.lower_bound.min(0.0);
+        }
         solution_to_dict(py, &solution)
     }
 

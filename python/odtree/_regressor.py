@@ -1,0 +1,170 @@
+"""Optimal regression trees: squared, absolute and quantile (pinball) loss."""
+
+from __future__ import annotations
+
+import time
+from numbers import Real
+
+import numpy as np
+from sklearn.base import RegressorMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from ._base import SEARCH_CONSTRAINTS, OptimalTreeBase, rows_per_node, weighted_quantile
+from ._tree import Tree
+
+
+class OptimalTreeRegressor(RegressorMixin, OptimalTreeBase):
+    """A provably optimal regression tree of bounded depth.
+
+    The search minimises the weighted sum, over the training rows, of the squared error, the
+    absolute error or the pinball loss of quantile ``quantile``, over every tree of depth at
+    most ``max_depth`` whose leaves hold at least ``min_samples_leaf`` rows. Each leaf
+    predicts the weighted mean, median or ``quantile``-quantile of its rows. Features are
+    binarized as in :class:`OptimalTreeClassifier`, whose documentation describes the
+    search parameters shared by both.
+
+    Parameters
+    ----------
+    max_depth : int, default=3
+        Maximum number of tests on a root-to-leaf path; 0 gives a single leaf.
+    min_samples_leaf : int, default=1
+        Minimum number of training rows (of non-zero weight) in each leaf.
+    time_limit : float or None, default=None
+        Seconds after which the search returns the best tree found so far.
+    upper_bound : float or None, default=None
+        Only trees whose objective is strictly below this value are wanted.
+    criterion : {"squared_error", "absolute_error", "quantile"}, default="squared_error"
+        The loss. Squared error uses MurTree's depth-2 solver; the other two need each leaf's
+        rows sorted, and are slower.
+    quantile : float, default=0.5
+        The quantile of ``criterion="quantile"``, in (0, 1).
+    max_leaf_nodes, ccp_alpha, lexicographic, search, cache, branching, depth2_solver, \
+incremental_counting, similarity_bound, child_order, memory_limit, max_cache_entries, \
+wipe_strategy, wipe_factor, thresholds, n_thresholds
+        As in :class:`OptimalTreeClassifier`; ``ccp_alpha`` adds ``ccp_alpha`` times the
+        total training weight per leaf, which is scikit-learn's criterion for weighted mean
+        impurities.
+
+    Attributes
+    ----------
+    tree_ : Tree
+        The fitted tree; ``tree_.value[:, 0, 0]`` is each node's prediction.
+    objective_ : float
+        The training objective: the weighted sum of the losses, plus the leaf penalties.
+    lower_bound_, optimal_, status_, fit_time_, binarizer_, binary_features_, \
+binary_feature_names_, n_features_in_, feature_names_in_, cache_peak_entries_, \
+cache_peak_bytes_, n_wipes_
+        As in :class:`OptimalTreeClassifier`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0], [0], [1], [1]])
+    >>> model = OptimalTreeRegressor(max_depth=1).fit(X, [1.0, 3.0, 10.0, 12.0])
+    >>> model.objective_, model.predict([[0], [1]]).tolist()
+    (4.0, [2.0, 11.0])
+    """
+
+    _parameter_constraints: dict = {
+        **SEARCH_CONSTRAINTS,
+        "criterion": [StrOptions({"squared_error", "absolute_error", "quantile"})],
+        "quantile": [Interval(Real, 0, 1, closed="neither")],
+    }
+
+    def __init__(self, max_depth=3, min_samples_leaf=1, time_limit=None, upper_bound=None, *,
+                 criterion="squared_error", quantile=0.5, max_leaf_nodes=None, ccp_alpha=0.0,
+                 lexicographic=False, search="murtree", cache=None, branching=None,
+                 depth2_solver=None, incremental_counting=None, similarity_bound=None,
+                 child_order=None, memory_limit=None, max_cache_entries=None,
+                 wipe_strategy="reuses", wipe_factor=0.5, thresholds="quantile",
+                 n_thresholds=10):
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.time_limit = time_limit
+        self.upper_bound = upper_bound
+        self.criterion = criterion
+        self.quantile = quantile
+        self.max_leaf_nodes = max_leaf_nodes
+        self.ccp_alpha = ccp_alpha
+        self.lexicographic = lexicographic
+        self.search = search
+        self.cache = cache
+        self.branching = branching
+        self.depth2_solver = depth2_solver
+        self.incremental_counting = incremental_counting
+        self.similarity_bound = similarity_bound
+        self.child_order = child_order
+        self.memory_limit = memory_limit
+        self.max_cache_entries = max_cache_entries
+        self.wipe_strategy = wipe_strategy
+        self.wipe_factor = wipe_factor
+        self.thresholds = thresholds
+        self.n_thresholds = n_thresholds
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Find the optimal tree for the training data.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or pandas DataFrame of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,)
+            Finite real targets.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative row weights. Rows of weight zero are ignored entirely.
+
+        Returns
+        -------
+        self : OptimalTreeRegressor
+            The fitted estimator.
+        """
+        start = time.perf_counter()
+        X, y = self._validate_training_data(X, y)
+        y = np.asarray(y, dtype=np.float64)
+        if not np.all(np.isfinite(y)):
+            raise ValueError("Input y contains NaN or infinity: regression targets must be "
+                             "finite")
+        weight = self._checked_weight(sample_weight, len(y))
+        kept = weight > 0
+        binary_X = self._binarize_training(X, y, weight)
+        self._fit_tree(binary_X, np.zeros(int(kept.sum()), dtype=np.uint32), 1, weight,
+                       objective=self.criterion, targets=y[kept], quantile=float(self.quantile))
+        self._set_node_values(binary_X, y[kept], weight[kept])
+        self.fit_time_ = time.perf_counter() - start
+        return self
+
+    def _set_node_values(self, binary_X, y, weight) -> None:
+        """Replaces the search's statistics in ``tree_.value`` by each node's prediction."""
+        rows = rows_per_node(self.tree_, binary_X)
+        values = np.array([self._leaf_value(y[r], weight[r]) for r in rows])
+        tree = self.tree_
+        self.tree_ = Tree(
+            children_left=tree.children_left, children_right=tree.children_right,
+            feature=tree.feature, value=values.reshape(-1, 1, 1),
+            n_node_samples=tree.n_node_samples,
+            weighted_n_node_samples=np.array([weight[r].sum() for r in rows]))
+
+    def _leaf_value(self, y, weight) -> float:
+        if len(y) == 0:
+            return 0.0
+        if self.criterion == "squared_error":
+            return float(np.average(y, weights=weight))
+        q = 0.5 if self.criterion == "absolute_error" else float(self.quantile)
+        return weighted_quantile(y, weight, q)
+
+    def predict(self, X) -> np.ndarray:
+        """The prediction of each row's leaf.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows to predict.
+
+        Returns
+        -------
+        y : ndarray of float64, shape (n_samples,)
+            Predictions.
+        """
+        leaves = self.apply(X)
+        return self.tree_.value[leaves, 0, 0]

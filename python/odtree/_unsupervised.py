@@ -1,0 +1,307 @@
+"""Optimal trees for tasks without class labels: predictive clustering, and any leaf cost a
+Python function computes."""
+
+from __future__ import annotations
+
+import time
+from numbers import Integral
+
+import numpy as np
+from sklearn.base import ClusterMixin, _fit_context
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_is_fitted
+
+from ._base import SEARCH_CONSTRAINTS, OptimalTreeBase, rows_per_node
+
+
+class _NoLabels(OptimalTreeBase):
+    """Fitting without class labels: the search sees one class."""
+
+    def _fit_unlabelled(self, X, sample_weight, objective_of) -> tuple:
+        """Validates and binarizes X, then searches with the objective arguments that
+        ``objective_of(X, kept_positions)`` gives. Returns the 0/1 matrix of the kept rows,
+        their positions in X, and X as checked (dense)."""
+        X, _ = self._validate_training_data(X, None, supervised=False)
+        weight = self._checked_weight(sample_weight, X.shape[0])
+        kept = np.flatnonzero(weight > 0)
+        binary_X = self._binarize_training(X, None, weight)
+        self._fit_tree(binary_X, np.zeros(len(kept), dtype=np.uint32), 1, weight,
+                       **objective_of(X, kept))
+        self._weight = weight[kept]
+        return binary_X, kept, X
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = False
+        return tags
+
+
+class OptimalTreeClusterer(ClusterMixin, _NoLabels):
+    """Predictive clustering: the optimal tree whose leaves are clusters of nearby rows.
+
+    The search minimises the sum over leaves of the weighted Euclidean distances of the
+    leaf's rows to their centroid (thesis example 3), over trees of depth at most
+    ``max_depth``; the tree's tests describe the clusters. Distances are measured on ``X``
+    itself (numeric columns only), and splits test its binarized features.
+
+    Parameters
+    ----------
+    max_depth : int, default=3
+        Maximum number of tests on a root-to-leaf path.
+    n_clusters : int or None, default=None
+        Most clusters (leaves); ``None``: only the depth limits them.
+    min_samples_leaf : int, default=1
+        Minimum number of rows in each cluster.
+    time_limit : float or None, default=None
+        Seconds after which the best tree so far is returned.
+    max_leaf_nodes, ccp_alpha, lexicographic, search, cache, branching, depth2_solver, \
+incremental_counting, similarity_bound, child_order, memory_limit, max_cache_entries, \
+wipe_strategy, wipe_factor, thresholds, n_thresholds
+        As in :class:`OptimalTreeClassifier`.
+
+    Attributes
+    ----------
+    labels_ : ndarray of int64, shape (n_samples,)
+        The cluster of each training row, numbered 0 to k − 1 in the tree's leaf order.
+    cluster_centers_ : ndarray of shape (k, n_features)
+        The weighted centroid of each cluster.
+    objective_ : float
+        The weighted sum of the distances to the centroids, plus leaf penalties.
+    tree_, lower_bound_, optimal_, status_, fit_time_, binarizer_, binary_feature_names_
+        As in :class:`OptimalTreeClassifier`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0, 0.0], [0, 0.2], [1, 5.0], [1, 5.2]])
+    >>> OptimalTreeClusterer(max_depth=1).fit(X).labels_.tolist()
+    [0, 0, 1, 1]
+    """
+
+    _parameter_constraints: dict = {
+        **SEARCH_CONSTRAINTS,
+        "n_clusters": [Interval(Integral, 1, None, closed="left"), None],
+    }
+
+    def __init__(self, max_depth=3, n_clusters=None, min_samples_leaf=1, time_limit=None, *,
+                 max_leaf_nodes=None, ccp_alpha=0.0, lexicographic=False, search="murtree",
+                 cache=None, branching=None, depth2_solver=None, incremental_counting=None,
+                 similarity_bound=None, child_order=None, memory_limit=None,
+                 max_cache_entries=None, wipe_strategy="reuses", wipe_factor=0.5,
+                 thresholds="quantile", n_thresholds=10):
+        self.max_depth = max_depth
+        self.n_clusters = n_clusters
+        self.min_samples_leaf = min_samples_leaf
+        self.time_limit = time_limit
+        self.max_leaf_nodes = max_leaf_nodes
+        self.ccp_alpha = ccp_alpha
+        self.lexicographic = lexicographic
+        self.search = search
+        self.cache = cache
+        self.branching = branching
+        self.depth2_solver = depth2_solver
+        self.incremental_counting = incremental_counting
+        self.similarity_bound = similarity_bound
+        self.child_order = child_order
+        self.memory_limit = memory_limit
+        self.max_cache_entries = max_cache_entries
+        self.wipe_strategy = wipe_strategy
+        self.wipe_factor = wipe_factor
+        self.thresholds = thresholds
+        self.n_thresholds = n_thresholds
+
+    upper_bound = None
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None, sample_weight=None):
+        """Find the optimal clustering tree.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Numeric rows to cluster.
+        y : None
+            Ignored.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative row weights.
+
+        Returns
+        -------
+        self : OptimalTreeClusterer
+            The fitted estimator.
+        """
+        start = time.perf_counter()
+        leaf_caps = [c for c in (self.n_clusters, self.max_leaf_nodes) if c is not None]
+        saved = self.max_leaf_nodes
+        self.max_leaf_nodes = min(leaf_caps) if leaf_caps else None
+        try:
+            binary_X, kept, X = self._fit_unlabelled(X, sample_weight, lambda X, kept: {
+                "objective": "centroid",
+                "points": np.ascontiguousarray(np.asarray(X, dtype=np.float64)[kept])})
+        finally:
+            self.max_leaf_nodes = saved
+        points = np.asarray(X, dtype=np.float64)[kept]
+        leaves = np.flatnonzero(self.tree_.is_leaf_mask())
+        self._cluster_of = np.full(self.tree_.node_count, -1, dtype=np.int64)
+        self._cluster_of[leaves] = np.arange(len(leaves))
+        rows = rows_per_node(self.tree_, binary_X)
+        self.cluster_centers_ = np.array([
+            np.average(points[rows[leaf]], axis=0, weights=self._weight[rows[leaf]])
+            for leaf in leaves])
+        labels = np.full(X.shape[0], -1, dtype=np.int64)
+        labels[kept] = self._cluster_of[self.tree_.apply(binary_X)]
+        self.labels_ = labels
+        self.fit_time_ = time.perf_counter() - start
+        return self
+
+    def predict(self, X) -> np.ndarray:
+        """The cluster of each row: the leaf it reaches, numbered as in ``labels_``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Rows to assign.
+
+        Returns
+        -------
+        labels : ndarray of int64, shape (n_samples,)
+            Cluster numbers.
+        """
+        check_is_fitted(self)
+        return self._cluster_of[self.apply(X)]
+
+
+class OptimalTreePredictor(_NoLabels):
+    """The optimal tree for any leaf cost a Python function computes (PyDL8.5's predictor).
+
+    ``error_function(rows)`` receives the positions (an int64 array, in the ``X`` given to
+    ``fit``) of the rows of a candidate leaf and returns its cost: a finite number ≥ 0 that
+    depends only on the set of rows. The search minimises the sum of the leaf costs; it calls
+    the function once per distinct set of rows, and cannot use MurTree's depth-2 solver or
+    similarity bound. After the search, ``leaf_value_function(rows)`` gives each leaf's value,
+    which ``predict`` returns.
+
+    Parameters
+    ----------
+    max_depth : int, default=3
+        Maximum number of tests on a root-to-leaf path.
+    min_samples_leaf : int, default=1
+        Minimum number of rows in each leaf.
+    time_limit : float or None, default=None
+        Seconds after which the best tree so far is returned.
+    upper_bound : float or None, default=None
+        Only trees whose objective is strictly below this value are wanted.
+    error_function : callable
+        ``error_function(rows) -> float``; may also return ``(error, anything)``.
+    leaf_value_function : callable or None, default=None
+        ``leaf_value_function(rows) -> value``; ``None`` predicts the leaf's node id.
+    max_leaf_nodes, ccp_alpha, lexicographic, search, cache, branching, depth2_solver, \
+incremental_counting, similarity_bound, child_order, memory_limit, max_cache_entries, \
+wipe_strategy, wipe_factor, thresholds, n_thresholds
+        As in :class:`OptimalTreeClassifier`.
+
+    Attributes
+    ----------
+    leaf_values_ : dict
+        The value of each leaf, by node id.
+    objective_, tree_, lower_bound_, optimal_, status_, fit_time_, binarizer_
+        As in :class:`OptimalTreeClassifier`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0], [0], [1], [1]])
+    >>> target = np.array([1.0, 3.0, 10.0, 12.0])
+    >>> model = OptimalTreePredictor(
+    ...     max_depth=1,
+    ...     error_function=lambda rows: float(np.abs(target[rows] - np.median(target[rows])).sum()),
+    ...     leaf_value_function=lambda rows: float(np.median(target[rows]))).fit(X)
+    >>> model.objective_, model.predict(X).tolist()
+    (4.0, [2.0, 2.0, 11.0, 11.0])
+    """
+
+    _parameter_constraints: dict = {
+        **SEARCH_CONSTRAINTS,
+        "error_function": [callable],
+        "leaf_value_function": [callable, None],
+    }
+
+    def __init__(self, max_depth=3, min_samples_leaf=1, time_limit=None, upper_bound=None, *,
+                 error_function=None, leaf_value_function=None, max_leaf_nodes=None,
+                 ccp_alpha=0.0, lexicographic=False, search="murtree", cache=None,
+                 branching=None, depth2_solver=None, incremental_counting=None,
+                 similarity_bound=None, child_order=None, memory_limit=None,
+                 max_cache_entries=None, wipe_strategy="reuses", wipe_factor=0.5,
+                 thresholds="quantile", n_thresholds=10):
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.time_limit = time_limit
+        self.upper_bound = upper_bound
+        self.error_function = error_function
+        self.leaf_value_function = leaf_value_function
+        self.max_leaf_nodes = max_leaf_nodes
+        self.ccp_alpha = ccp_alpha
+        self.lexicographic = lexicographic
+        self.search = search
+        self.cache = cache
+        self.branching = branching
+        self.depth2_solver = depth2_solver
+        self.incremental_counting = incremental_counting
+        self.similarity_bound = similarity_bound
+        self.child_order = child_order
+        self.memory_limit = memory_limit
+        self.max_cache_entries = max_cache_entries
+        self.wipe_strategy = wipe_strategy
+        self.wipe_factor = wipe_factor
+        self.thresholds = thresholds
+        self.n_thresholds = n_thresholds
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None, sample_weight=None):
+        """Find the tree of least total leaf cost.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            The features to split on.
+        y : None
+            Ignored (the callbacks read whatever they need).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative row weights; rows of weight zero are left out.
+
+        Returns
+        -------
+        self : OptimalTreePredictor
+            The fitted estimator.
+        """
+        start = time.perf_counter()
+        user = self.error_function
+
+        def objective_of(X, kept):
+            return {"objective": "error_function", "labelled": False,
+                    "function": lambda rows: user(kept[rows])}
+
+        binary_X, kept, _ = self._fit_unlabelled(X, sample_weight, objective_of)
+        rows = rows_per_node(self.tree_, binary_X)
+        leaves = np.flatnonzero(self.tree_.is_leaf_mask())
+        value = self.leaf_value_function
+        self.leaf_values_ = {int(leaf): (value(kept[rows[leaf]]) if value else int(leaf))
+                             for leaf in leaves}
+        self.fit_time_ = time.perf_counter() - start
+        return self
+
+    def predict(self, X) -> np.ndarray:
+        """The value of each row's leaf.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows to route.
+
+        Returns
+        -------
+        values : ndarray of shape (n_samples, ...)
+            Leaf values, stacked.
+        """
+        check_is_fitted(self)
+        return np.array([self.leaf_values_[int(leaf)] for leaf in self.apply(X)])
