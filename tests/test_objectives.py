@@ -283,3 +283,20 @@ def test_predictor_serves_an_unsupervised_task():
                          ids=["regressor", "clusterer"])
 def test_scikit_learn_estimator_checks(estimator):
     check_estimator(estimator)
+
+
+def test_custom_objective_models_survive_json_and_export():
+    from odtree import export_text, from_json
+
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 2, size=(60, 5))
+    y = rng.integers(0, 2, size=60)
+    # predicting 0 for class 1 is expensive, so leaves lean to 1 against their majority
+    classifier = OptimalTreeClassifier(max_depth=2, cost_matrix=[[0, 1], [6, 0]]).fit(X, y)
+    assert np.any(classifier.predict(X) != OptimalTreeClassifier(max_depth=2).fit(X, y).predict(X))
+    regressor = OptimalTreeRegressor(max_depth=2, criterion="quantile", quantile=0.8)
+    regressor.fit(X, y + rng.normal(size=60))
+    for model in (classifier, regressor):
+        copy = from_json(model.to_json())
+        np.testing.assert_array_equal(copy.predict(X), model.predict(X))
+    assert "value" in export_text(regressor) or "[" in export_text(regressor)

@@ -214,6 +214,12 @@ class OptimalTreeBase(BaseEstimator):
         check_is_fitted(self)
         return self.tree_.n_leaves
 
+    def to_json(self) -> str:
+        """The fitted model as JSON text; :func:`odtree.from_json` reads it back."""
+        from ._serialize import to_json
+
+        return to_json(self)
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True

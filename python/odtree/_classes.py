@@ -350,10 +350,6 @@ class OptimalTreeClassifier(ClassifierMixin, OptimalTreeBase):
         ranking = self.class_ranking_
         return ranking[np.argmax(self.tree_.value[:, 0, ranking], axis=1)]
 
-    def to_json(self) -> str:
-        """The fitted model as JSON text; :func:`odtree.from_json` reads it back."""
-        from ._serialize import to_json
-
         return to_json(self)
 
 

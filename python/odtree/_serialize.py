@@ -101,6 +101,8 @@ def to_json(model, *, indent=None) -> str:
     if hasattr(model, "classes_"):
         data["classes"] = _encode_classes(model.classes_)
         data["class_ranking"] = [int(c) for c in model.class_ranking_]
+        if getattr(model, "node_classes_", None) is not None:
+            data["node_classes"] = [int(c) for c in model.node_classes_]
     data["n_features_in"] = int(model.n_features_in_)
     if hasattr(model, "feature_names_in_"):
         data["feature_names_in"] = [str(name) for name in model.feature_names_in_]
@@ -177,6 +179,13 @@ def from_json(text):
         if sorted(ranking) != list(range(len(model.classes_))):
             raise ValueError("class_ranking must be a permutation of the class indices")
         model.class_ranking_ = np.array(ranking, dtype=np.int64)
+        model.node_classes_ = None
+        if "node_classes" in data:
+            node_classes = _expect(data, "node_classes", list)
+            if (len(node_classes) != tree.node_count
+                    or not all(c in range(len(model.classes_)) for c in node_classes)):
+                raise ValueError("node_classes must give a class index for every node")
+            model.node_classes_ = np.array(node_classes, dtype=np.int64)
     model.n_features_in_ = n_features_in
     if "feature_names_in" in data:
         names = _expect(data, "feature_names_in", list)
@@ -199,8 +208,10 @@ def from_json(text):
 def _estimator_classes() -> dict:
     """Estimator name -> class, for every estimator :func:`from_json` can rebuild."""
     from odtree._classes import OptimalTreeClassifier
+    from odtree._regressor import OptimalTreeRegressor
 
-    return {"OptimalTreeClassifier": OptimalTreeClassifier}
+    return {"OptimalTreeClassifier": OptimalTreeClassifier,
+            "OptimalTreeRegressor": OptimalTreeRegressor}
 
 
 def _binarizer_from_dict(data):
