@@ -350,8 +350,6 @@ class OptimalTreeClassifier(ClassifierMixin, OptimalTreeBase):
         ranking = self.class_ranking_
         return ranking[np.argmax(self.tree_.value[:, 0, ranking], axis=1)]
 
-        return to_json(self)
-
 
 def _check_no_missing_labels(y) -> None:
     """Raise a ValueError naming the problem when labels hold None, NaN or pandas' NA."""
