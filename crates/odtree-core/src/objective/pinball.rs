@@ -1,12 +1,13 @@
 //! Quantile regression (thesis §8.2.2): the pinball loss, with absolute error as its median.
 
+use crate::bitset::{bits_of, words_for};
 use crate::stats::{RowEvaluator, Weights};
 
 /// A leaf costs `scale × Σ w ρ_q(y − v)`, where `ρ_q(u) = max(q u, (q − 1) u)` and v is the
 /// leaf's weighted q-quantile: the least target whose rows up to it weigh at least q of the
 /// leaf. That v minimises the loss. Absolute error is `q = 0.5, scale = 2`.
 ///
-/// Targets are ranked once, so a leaf sorts small integers rather than floats.
+/// Targets are ranked once, so a leaf's targets come in order from a bitset of its ranks.
 #[derive(Clone, Debug)]
 pub struct Pinball {
     quantile: f64,
@@ -48,27 +49,36 @@ impl RowEvaluator for Pinball {
         2
     }
 
+    /// Marks the rows' ranks in a bitset and reads them back in order: no sort.
     fn evaluate(&self, rows: &[u32], weights: &Weights, out: &mut [f64]) {
-        let mut ranks: Vec<u32> = rows.iter().map(|&row| self.rank[row as usize]).collect();
-        ranks.sort_unstable();
-        let weight_of = |r: u32| weights.of(self.row_of[r as usize] as usize);
-        let total: f64 = ranks.iter().map(|&r| weight_of(r)).sum();
-        let target = self.quantile * total;
-        let mut below = 0.0;
-        let mut value = self.sorted[*ranks.last().unwrap_or(&0) as usize];
-        for &r in &ranks {
-            below += weight_of(r);
-            if below >= target * (1.0 - 1e-12) {
-                value = self.sorted[r as usize];
-                break;
-            }
+        let mut ranks = vec![0u64; words_for(self.sorted.len())];
+        let mut total = 0.0;
+        for &row in rows {
+            let r = self.rank[row as usize] as usize;
+            ranks[r / 64] |= 1 << (r % 64);
+            total += weights.of(row as usize);
         }
+        let in_order = || {
+            ranks.iter().enumerate().flat_map(|(w, &word)| {
+                bits_of(word).map(move |b| {
+                    let r = w * 64 + b;
+                    (self.sorted[r], weights.of(self.row_of[r] as usize))
+                })
+            })
+        };
+        let target = self.quantile * total * (1.0 - 1e-12);
+        let mut below = 0.0;
+        let value = in_order()
+            .find(|&(_, w)| {
+                below += w;
+                below >= target
+            })
+            .map_or(0.0, |(y, _)| y);
         let q = self.quantile;
-        let loss: f64 = ranks
-            .iter()
-            .map(|&r| {
-                let u = self.sorted[r as usize] - value;
-                weight_of(r) * if u >= 0.0 { q * u } else { (q - 1.0) * u }
+        let loss: f64 = in_order()
+            .map(|(y, w)| {
+                let u = y - value;
+                w * if u >= 0.0 { q * u } else { (q - 1.0) * u }
             })
             .sum();
         out[0] = total;
