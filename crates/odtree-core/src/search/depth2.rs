@@ -137,14 +137,13 @@ impl<C: Cost> Depth2<C> {
                 (Statistics::Classes(_), None) => {
                     let (labels, ws) = (rules.data.labels(), rules.weights.per_row());
                     self.count_pairs_by_row(rules, node, |row, out| {
-                        out[labels[row] as usize] += ws[row]
+                        out.fill(0.0);
+                        out[labels[row] as usize] = ws[row];
                     })
                 }
                 (Statistics::Sums(vectors), _) => {
                     self.count_pairs_by_row(rules, node, |row, out| {
-                        out.iter_mut()
-                            .zip(vectors.of(row))
-                            .for_each(|(o, v)| *o += v)
+                        out.copy_from_slice(vectors.of(row))
                     })
                 }
                 (Statistics::Rows(..), _) => unreachable!("the depth-2 solver needs sums"),
@@ -361,11 +360,13 @@ impl<C: Cost> Depth2<C> {
     }
 
     /// Counts every pair row by row, adding each row's weight (non-uniform weights).
+    /// Pair statistics by visiting rows: `contribution(row, out)` writes the statistics of
+    /// one row, which are added to every pair of candidates the row has.
     fn count_pairs_by_row<O: Objective>(
         &mut self,
         rules: &Rules<O>,
         node: &Node,
-        add: impl Fn(usize, &mut [f64]),
+        contribution: impl Fn(usize, &mut [f64]),
     ) {
         let data = rules.data;
         let n = node.candidates.len();
@@ -380,19 +381,19 @@ impl<C: Cost> Depth2<C> {
             .iter()
             .map(|&f| data.item_mask(item(f, true)))
             .collect();
+        let mut row_stats = vec![0.0; len];
         for &w in node.cover.word_indices() {
             let w = w as usize;
             for b in bits_of(words[w]) {
-                let row = w * 64 + b;
+                contribution(w * 64 + b, &mut row_stats);
                 self.present.clear();
                 self.present
                     .extend((0..n as u32).filter(|&i| masks[i as usize][w] >> b & 1 == 1));
-                for (a, &i) in self.present.iter().enumerate() {
-                    for &j in &self.present[a + 1..] {
-                        let at = i as usize * n + j as usize;
-                        self.pair_rows[at] += 1;
-                        add(row, &mut self.pair_stats[at * len..(at + 1) * len]);
-                    }
+                match len {
+                    2 => self.add_to_pairs::<2>(n, &row_stats),
+                    3 => self.add_to_pairs::<3>(n, &row_stats),
+                    4 => self.add_to_pairs::<4>(n, &row_stats),
+                    _ => self.add_to_pairs::<0>(n, &row_stats),
                 }
             }
         }
@@ -405,6 +406,24 @@ impl<C: Cost> Depth2<C> {
             }
         }
         self.pair_stats = pair_stats;
+    }
+
+    /// Adds one row's statistics to every pair of the candidates in `present`. `N` is the
+    /// statistics' length when known at compile time (0: read from `row_stats`).
+    #[inline(always)]
+    fn add_to_pairs<const N: usize>(&mut self, n: usize, row_stats: &[f64]) {
+        let len = if N == 0 { row_stats.len() } else { N };
+        for (a, &i) in self.present.iter().enumerate() {
+            let base = i as usize * n;
+            for &j in &self.present[a + 1..] {
+                let at = base + j as usize;
+                self.pair_rows[at] += 1;
+                let cell = &mut self.pair_stats[at * len..(at + 1) * len];
+                for c in 0..len {
+                    cell[c] += row_stats[c];
+                }
+            }
+        }
     }
 
     /// Uses the counts of candidates i < j to improve the children of roots i and j.
