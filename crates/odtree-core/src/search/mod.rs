@@ -669,18 +669,23 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
     /// Sorts the candidates by the branching heuristic (stable: ties keep column order).
     fn order(&self, level: &mut Level, stats: &[f64]) {
         type Gain = fn(&[f64], &[f64]) -> f64;
-        let (descending, gain): (bool, Gain) = match self.config.branching {
-            _ if !self.gain_order => return,
+        let (descending, gain): (bool, Option<Gain>) = match self.config.branching {
             Branching::InOrder => return,
-            Branching::GainAscending => (false, information_gain),
-            Branching::GainDescending => (true, information_gain),
-            Branching::Gini => (true, gini_gain),
+            // without class statistics, every gain order falls back on the objective's own
+            _ if !self.gain_order => (true, None),
+            Branching::GainAscending => (false, Some(information_gain)),
+            Branching::GainDescending => (true, Some(information_gain)),
+            Branching::Gini => (true, Some(gini_gain)),
         };
         let len = stats.len();
         level.gains.resize(self.data.n_features(), 0.0);
         for &f in &level.candidates {
-            let positive = &level.positive[f as usize * len..(f as usize + 1) * len];
-            level.gains[f as usize] = gain(stats, positive);
+            let slot = f as usize * len..(f as usize + 1) * len;
+            let positive = &level.positive[slot.clone()];
+            level.gains[f as usize] = match gain {
+                Some(gain) => gain(stats, positive),
+                None => -self.split_cost(level, f, stats),
+            };
         }
         let gains = &level.gains;
         level.candidates.sort_by(|&a, &b| {
@@ -691,6 +696,20 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
                 order
             }
         });
+    }
+
+    /// The objective of splitting the node on `f` into two leaves.
+    fn split_cost(&self, level: &Level, f: u32, stats: &[f64]) -> f64 {
+        let len = stats.len();
+        let slot = f as usize * len..(f as usize + 1) * len;
+        let positive = &level.positive[slot.clone()];
+        let negative_cost = if self.statistics.additive() {
+            let negative: Vec<f64> = stats.iter().zip(positive).map(|(s, p)| s - p).collect();
+            self.objective.leaf_cost(&negative)
+        } else {
+            self.objective.leaf_cost(&level.negatives[slot])
+        };
+        self.objective.leaf_cost(positive) + negative_cost
     }
 
     /// Rebuilds the best tree from the cache (spec §5.5).
