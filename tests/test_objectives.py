@@ -300,3 +300,24 @@ def test_custom_objective_models_survive_json_and_export():
         copy = from_json(model.to_json())
         np.testing.assert_array_equal(copy.predict(X), model.predict(X))
     assert "value" in export_text(regressor) or "[" in export_text(regressor)
+
+
+def test_time_limit_is_checked_between_slow_callbacks():
+    import time
+
+    rng = np.random.default_rng(2)
+    X = rng.integers(0, 2, size=(40, 12))
+    y = rng.integers(0, 2, size=40)
+
+    def slow(rows):
+        time.sleep(0.02)
+        return float(len(rows) - np.bincount(y[rows], minlength=2).max()), 0
+
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotOptimalWarning)
+        model = OptimalTreeClassifier(max_depth=3, error_function=slow, time_limit=0.3)
+        model.fit(X, y)
+    assert model.status_ == "time_limit"
+    # the search stops within a call or two of the limit, not after a node's whole scan
+    assert time.perf_counter() - start < 0.3 + 0.5

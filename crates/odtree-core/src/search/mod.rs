@@ -644,6 +644,12 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
                 self.statistics
                     .count(&self.cover, Some(mask), &mut level.positive[slot])
             } else {
+                // each evaluation may be slow (a Python callback): the time limit is checked
+                // before each, and a stopped search no longer proves bounds, so it may stop
+                // with part of the node's splits listed
+                if self.budget.check_now().is_some() {
+                    break;
+                }
                 // a child too small to be a leaf is never evaluated
                 let positive_rows = self.cover.count_within(mask);
                 if positive_rows < min_rows || rows - positive_rows < min_rows {
