@@ -321,3 +321,18 @@ def test_time_limit_is_checked_between_slow_callbacks():
     assert model.status_ == "time_limit"
     # the search stops within a call or two of the limit, not after a node's whole scan
     assert time.perf_counter() - start < 0.3 + 0.5
+
+
+def test_predictor_with_class_weights_needs_labels_and_predicts_classes():
+    X, y = X_SMALL, np.array(["no", "yes", "yes", "no", "yes"])
+
+    def error_only(class_weights):
+        return float(class_weights.sum() - class_weights.max())
+
+    model = OptimalTreePredictor(max_depth=2, fast_error_function=error_only).fit(X, y)
+    assert model.objective_ == 0.0
+    np.testing.assert_array_equal(model.predict(X), y)  # the heaviest class stands in
+    with pytest.raises(ValueError, match="needs the class labels"):
+        OptimalTreePredictor(fast_error_function=error_only).fit(X)
+    with pytest.raises(ValueError, match="exactly one"):
+        OptimalTreePredictor().fit(X)

@@ -178,8 +178,10 @@ class OptimalTreePredictor(_NoLabels):
     ``fit``) of the rows of a candidate leaf and returns its cost: a finite number ≥ 0 that
     depends only on the set of rows. The search minimises the sum of the leaf costs; it calls
     the function once per distinct set of rows, and cannot use MurTree's depth-2 solver or
-    similarity bound. After the search, ``leaf_value_function(rows)`` gives each leaf's value,
-    which ``predict`` returns.
+    similarity bound. Alternatively, with class labels ``y``,
+    ``fast_error_function(class_weights)`` costs a leaf from the weight of each class among its
+    rows (ordered as ``classes_``), and the depth-2 solver applies. After the search,
+    ``leaf_value_function(rows)`` gives each leaf's value, which ``predict`` returns.
 
     Parameters
     ----------
@@ -191,10 +193,15 @@ class OptimalTreePredictor(_NoLabels):
         Seconds after which the best tree so far is returned.
     upper_bound : float or None, default=None
         Only trees whose objective is strictly below this value are wanted.
-    error_function : callable
+    error_function : callable or None, default=None
         ``error_function(rows) -> float``; may also return ``(error, anything)``.
+    fast_error_function : callable or None, default=None
+        ``fast_error_function(class_weights) -> float``, or ``(error, class_index)``; needs
+        ``y`` in ``fit``. Give exactly one of the two error functions.
     leaf_value_function : callable or None, default=None
-        ``leaf_value_function(rows) -> value``; ``None`` predicts the leaf's node id.
+        ``leaf_value_function(rows) -> value``. ``None`` predicts the class index a
+        ``fast_error_function`` returned, decoded through ``classes_``, or else the leaf's
+        node id.
     max_leaf_nodes, ccp_alpha, lexicographic, search, cache, branching, depth2_solver, \
 incremental_counting, similarity_bound, child_order, memory_limit, max_cache_entries, \
 wipe_strategy, wipe_factor, thresholds, n_thresholds
@@ -222,12 +229,14 @@ wipe_strategy, wipe_factor, thresholds, n_thresholds
 
     _parameter_constraints: dict = {
         **SEARCH_CONSTRAINTS,
-        "error_function": [callable],
+        "error_function": [callable, None],
+        "fast_error_function": [callable, None],
         "leaf_value_function": [callable, None],
     }
 
     def __init__(self, max_depth=3, min_samples_leaf=1, time_limit=None, upper_bound=None, *,
-                 error_function=None, leaf_value_function=None, max_leaf_nodes=None,
+                 error_function=None, fast_error_function=None, leaf_value_function=None,
+                 max_leaf_nodes=None,
                  ccp_alpha=0.0, lexicographic=False, search="murtree", cache=None,
                  branching=None, depth2_solver=None, incremental_counting=None,
                  similarity_bound=None, child_order=None, memory_limit=None,
@@ -238,6 +247,7 @@ wipe_strategy, wipe_factor, thresholds, n_thresholds
         self.time_limit = time_limit
         self.upper_bound = upper_bound
         self.error_function = error_function
+        self.fast_error_function = fast_error_function
         self.leaf_value_function = leaf_value_function
         self.max_leaf_nodes = max_leaf_nodes
         self.ccp_alpha = ccp_alpha
@@ -264,8 +274,9 @@ wipe_strategy, wipe_factor, thresholds, n_thresholds
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
             The features to split on.
-        y : None
-            Ignored (the callbacks read whatever they need).
+        y : array-like of shape (n_samples,) or None
+            Class labels, needed by ``fast_error_function`` (which sees their weights) and
+            ignored by ``error_function`` (which reads whatever it needs).
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative row weights; rows of weight zero are left out.
 
@@ -275,20 +286,45 @@ wipe_strategy, wipe_factor, thresholds, n_thresholds
             The fitted estimator.
         """
         start = time.perf_counter()
-        user = self.error_function
+        if (self.error_function is None) == (self.fast_error_function is None):
+            raise ValueError("give exactly one of error_function and fast_error_function")
+        if self.fast_error_function is not None:
+            binary_X, kept = self._fit_class_weights(X, y, sample_weight)
+        else:
+            user = self.error_function
 
-        def objective_of(X, kept):
-            return {"objective": "error_function", "labelled": False,
-                    "function": lambda rows: user(kept[rows])}
+            def objective_of(X, kept):
+                return {"objective": "error_function", "labelled": False,
+                        "function": lambda rows: user(kept[rows])}
 
-        binary_X, kept, _ = self._fit_unlabelled(X, sample_weight, objective_of)
+            binary_X, kept, _ = self._fit_unlabelled(X, sample_weight, objective_of)
         rows = rows_per_node(self.tree_, binary_X)
         leaves = np.flatnonzero(self.tree_.is_leaf_mask())
         value = self.leaf_value_function
-        self.leaf_values_ = {int(leaf): (value(kept[rows[leaf]]) if value else int(leaf))
-                             for leaf in leaves}
+        if value is not None:
+            self.leaf_values_ = {int(leaf): value(kept[rows[leaf]]) for leaf in leaves}
+        elif self.fast_error_function is not None:
+            self.leaf_values_ = {int(leaf): self.classes_[self._node_labels[leaf]]
+                                 for leaf in leaves}
+        else:
+            self.leaf_values_ = {int(leaf): int(leaf) for leaf in leaves}
         self.fit_time_ = time.perf_counter() - start
         return self
+
+    def _fit_class_weights(self, X, y, sample_weight) -> tuple:
+        """Searches with ``fast_error_function`` on the class weights of ``y``."""
+        if y is None:
+            raise ValueError("fast_error_function needs the class labels y")
+        X, y = self._validate_training_data(X, y)
+        weight = self._checked_weight(sample_weight, len(y))
+        kept = np.flatnonzero(weight > 0)
+        self.classes_, codes = np.unique(y, return_inverse=True)
+        binary_X = self._binarize_training(X, y, weight)
+        result = self._fit_tree(binary_X, codes[kept].astype(np.uint32), len(self.classes_),
+                                weight, objective="fast_error_function",
+                                function=self.fast_error_function, labelled=False)
+        self._node_labels = np.asarray(result["label"], dtype=np.int64)
+        return binary_X, kept
 
     def predict(self, X) -> np.ndarray:
         """The value of each row's leaf.

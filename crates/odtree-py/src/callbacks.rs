@@ -62,8 +62,19 @@ impl Failure {
     }
 }
 
+/// How a callback's class index is read.
+#[derive(Clone, Copy, Debug)]
+pub enum Labels {
+    /// Required, below this many classes (a classifier).
+    Required(usize),
+    /// Optional, below this many classes; a leaf without one predicts its heaviest class.
+    Optional(usize),
+    /// Ignored (a task without classes).
+    Ignored,
+}
+
 /// Reads a callback's result: an error, or an (error, class index) pair.
-fn parse(name: &str, result: &Bound<'_, PyAny>, n_classes: Option<usize>) -> PyResult<(f64, u32)> {
+fn parse(name: &str, result: &Bound<'_, PyAny>, labels: Labels) -> PyResult<(f64, Option<u32>)> {
     let (error, label) = match result.extract::<(Bound<PyAny>, Bound<PyAny>)>() {
         Ok((error, label)) => (error, Some(label)),
         Err(_) => (result.clone(), None),
@@ -78,45 +89,44 @@ fn parse(name: &str, result: &Bound<'_, PyAny>, n_classes: Option<usize>) -> PyR
             "{name} returned {error}: errors must be finite and non-negative"
         )));
     }
-    let label = match (label, n_classes) {
-        (Some(label), Some(k)) => {
-            let index: i64 = label.extract().map_err(|_| {
-                PyValueError::new_err(format!("{name} returned class index {label}, not an int"))
-            })?;
-            u32::try_from(index)
-                .ok()
-                .filter(|&i| (i as usize) < k)
-                .ok_or_else(|| {
-                    PyValueError::new_err(format!(
-                        "{name} returned class index {index}; there are {k} classes"
-                    ))
-                })?
-        }
-        (None, Some(_)) => {
+    let k = match (labels, &label) {
+        (Labels::Ignored, _) | (Labels::Optional(_), None) => return Ok((error, None)),
+        (Labels::Required(_), None) => {
             return Err(PyValueError::new_err(format!(
                 "{name} must return an (error, class index) pair for a classifier"
             )))
         }
-        (_, None) => 0,
+        (Labels::Required(k) | Labels::Optional(k), Some(_)) => k,
     };
-    Ok((error, label))
+    let label = label.expect("matched above");
+    let index: i64 = label.extract().map_err(|_| {
+        PyValueError::new_err(format!("{name} returned class index {label}, not an int"))
+    })?;
+    let index = u32::try_from(index)
+        .ok()
+        .filter(|&i| (i as usize) < k)
+        .ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "{name} returned class index {index}; there are {k} classes"
+            ))
+        })?;
+    Ok((error, Some(index)))
 }
 
 /// `error_function(rows)`: the rows of a leaf as an int64 array, sorted.
 pub struct RowsCallback {
     function: Py<PyAny>,
-    /// `Some(k)` when the callback must also return a class index below k.
-    n_classes: Option<usize>,
+    labels: Labels,
     failure: Arc<Failure>,
     memo: Mutex<HashMap<Vec<u32>, (f64, u32)>>,
 }
 
 impl RowsCallback {
     /// Calls `function` for every new leaf.
-    pub fn new(function: Py<PyAny>, n_classes: Option<usize>, failure: Arc<Failure>) -> Self {
+    pub fn new(function: Py<PyAny>, labels: Labels, failure: Arc<Failure>) -> Self {
         Self {
             function,
-            n_classes,
+            labels,
             failure,
             memo: Mutex::new(HashMap::new()),
         }
@@ -135,7 +145,8 @@ impl RowEvaluator for RowsCallback {
             let result = Python::attach(|py| {
                 let ids = PyArray1::from_iter(py, rows.iter().map(|&row| i64::from(row)));
                 let result = self.function.bind(py).call1((ids,))?;
-                parse("error_function", &result, self.n_classes)
+                parse("error_function", &result, self.labels)
+                    .map(|(error, label)| (error, label.unwrap_or(0)))
             });
             match result {
                 Ok(value) => {
@@ -156,17 +167,17 @@ impl RowEvaluator for RowsCallback {
 /// `fast_error_function(class_weights)`: the weight of each class in a leaf.
 pub struct ClassesCallback {
     function: Py<PyAny>,
-    n_classes: usize,
+    labels: Labels,
     failure: Arc<Failure>,
     memo: Mutex<HashMap<Vec<u64>, Leaf>>,
 }
 
 impl ClassesCallback {
     /// Calls `function` for every new vector of class weights.
-    pub fn new(function: Py<PyAny>, n_classes: usize, failure: Arc<Failure>) -> Self {
+    pub fn new(function: Py<PyAny>, labels: Labels, failure: Arc<Failure>) -> Self {
         Self {
             function,
-            n_classes,
+            labels,
             failure,
             memo: Mutex::new(HashMap::new()),
         }
@@ -186,11 +197,19 @@ impl Objective for ClassesCallback {
         let result = Python::attach(|py| {
             let weights = PyArray1::from_slice(py, stats);
             let result = self.function.bind(py).call1((weights,))?;
-            parse("fast_error_function", &result, Some(self.n_classes))
+            parse("fast_error_function", &result, self.labels)
         });
         match result {
             Ok((cost, label)) => {
-                let leaf = Leaf { cost, label };
+                let heaviest = stats
+                    .iter()
+                    .enumerate()
+                    .max_by(|a, b| a.1.total_cmp(b.1).then(b.0.cmp(&a.0)))
+                    .map_or(0, |(class, _)| class as u32);
+                let leaf = Leaf {
+                    cost,
+                    label: label.unwrap_or(heaviest),
+                };
                 lock(&self.memo).insert(key, leaf);
                 leaf
             }

@@ -3,7 +3,7 @@
 
 mod callbacks;
 
-use callbacks::{ClassesCallback, Failure, RowsCallback};
+use callbacks::{ClassesCallback, Failure, Labels, RowsCallback};
 use numpy::{PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use odtree_core::objective::{ByRows, CentroidDistance, CostMatrix, Pinball, SquaredError};
 use odtree_core::{
@@ -123,8 +123,9 @@ impl PySolver {
     /// `objective` picks what is minimised: "misclassification", "cost_matrix" (with
     /// `cost_matrix`), "squared_error", "absolute_error" or "quantile" (with `targets` and
     /// `quantile`), "centroid" (with `points`), or a Python callback `function`:
-    /// "error_function" (rows; `labelled` if it returns a class index too) or
-    /// "fast_error_function" (class weights).
+    /// "error_function" (rows) or "fast_error_function" (class weights). With `labelled`,
+    /// the callback must return a class index with its error; without, the index is ignored
+    /// (rows) or optional, the heaviest class standing in (class weights).
     #[pyo3(signature = (*, max_depth, min_samples_leaf, upper_bound, search, max_nodes=None,
                         leaf_penalty=0.0, lexicographic=false, cache=None, branching=None, depth2=None,
                         incremental=None, similarity_bound=None, child_order=None,
@@ -239,12 +240,20 @@ impl PySolver {
             }
             "error_function" => Task::Rows(RowsCallback::new(
                 function.ok_or_else(|| missing("function"))?,
-                labelled.then_some(n_classes),
+                if labelled {
+                    Labels::Required(n_classes)
+                } else {
+                    Labels::Ignored
+                },
                 failure.clone(),
             )),
             "fast_error_function" => Task::Classes(ClassesCallback::new(
                 function.ok_or_else(|| missing("function"))?,
-                n_classes,
+                if labelled {
+                    Labels::Required(n_classes)
+                } else {
+                    Labels::Optional(n_classes)
+                },
                 failure.clone(),
             )),
             other => return Err(unknown("objective", other)),
