@@ -336,3 +336,10 @@ def test_predictor_with_class_weights_needs_labels_and_predicts_classes():
         OptimalTreePredictor(fast_error_function=error_only).fit(X)
     with pytest.raises(ValueError, match="exactly one"):
         OptimalTreePredictor().fit(X)
+
+
+def test_clusterer_needs_numeric_columns():
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"a": [1.0, 2.0, 3.0, 10.0], "b": ["x", "y", "x", "y"]})
+    with pytest.raises(ValueError, match="must be numeric"):
+        OptimalTreeClusterer(max_depth=1).fit(frame)

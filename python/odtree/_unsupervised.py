@@ -136,11 +136,10 @@ wipe_strategy, wipe_factor, thresholds, n_thresholds
         self.max_leaf_nodes = min(leaf_caps) if leaf_caps else None
         try:
             binary_X, kept, X = self._fit_unlabelled(X, sample_weight, lambda X, kept: {
-                "objective": "centroid",
-                "points": np.ascontiguousarray(np.asarray(X, dtype=np.float64)[kept])})
+                "objective": "centroid", "points": np.ascontiguousarray(_points(X)[kept])})
         finally:
             self.max_leaf_nodes = saved
-        points = np.asarray(X, dtype=np.float64)[kept]
+        points = _points(X)[kept]
         leaves = np.flatnonzero(self.tree_.is_leaf_mask())
         self._cluster_of = np.full(self.tree_.node_count, -1, dtype=np.int64)
         self._cluster_of[leaves] = np.arange(len(leaves))
@@ -169,6 +168,15 @@ wipe_strategy, wipe_factor, thresholds, n_thresholds
         """
         check_is_fitted(self)
         return self._cluster_of[self.apply(X)]
+
+
+def _points(X) -> np.ndarray:
+    """X as float coordinates, or a clear error for columns that are not numbers."""
+    try:
+        return np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise ValueError("OptimalTreeClusterer measures distances between rows, so every "
+                         f"column of X must be numeric ({error})") from error
 
 
 class OptimalTreePredictor(_NoLabels):
