@@ -343,3 +343,40 @@ def test_clusterer_needs_numeric_columns():
     frame = pd.DataFrame({"a": [1.0, 2.0, 3.0, 10.0], "b": ["x", "y", "x", "y"]})
     with pytest.raises(ValueError, match="must be numeric"):
         OptimalTreeClusterer(max_depth=1).fit(frame)
+
+
+@pytest.mark.parametrize("name", ["vote", "hepatitis"])
+def test_one_search_serves_several_quantiles(load, name):
+    X, y = load(name)
+    rng = np.random.default_rng(3)
+    target = y.astype(float) * 4 + rng.normal(size=len(y))
+    weight = rng.choice([0.0, 1.0, 2.5], size=len(y))
+    quantiles = [0.1, 0.5, 0.9]
+    joint = OptimalTreeRegressor(max_depth=3, criterion="quantile", quantiles=quantiles,
+                                 min_samples_leaf=2, ccp_alpha=0.001)
+    joint.fit(X, target, sample_weight=weight)
+    assert joint.optimal_
+    predictions = joint.predict(X)
+    assert predictions.shape == (len(y), 3)
+    for k, q in enumerate(quantiles):
+        alone = OptimalTreeRegressor(max_depth=3, criterion="quantile", quantile=q,
+                                     min_samples_leaf=2, ccp_alpha=0.001)
+        alone.fit(X, target, sample_weight=weight)
+        assert joint.objectives_[k] == pytest.approx(alone.objective_, rel=1e-9)
+        # each column's predictions achieve that quantile's objective
+        residual = (target - predictions[:, k])[weight > 0]
+        loss = np.maximum(q * residual, (q - 1) * residual) @ weight[weight > 0]
+        penalty = 0.001 * weight.sum() * joint.trees_[k].n_leaves
+        assert loss + penalty == pytest.approx(joint.objectives_[k], rel=1e-9)
+    assert joint.objective_ == pytest.approx(joint.objectives_.sum())
+
+
+def test_several_quantiles_reject_what_their_search_lacks():
+    target = np.arange(5.0)
+    with pytest.raises(ValueError, match="criterion='quantile'"):
+        OptimalTreeRegressor(quantiles=[0.5]).fit(X_SMALL, target)
+    with pytest.raises(ValueError, match=r"in \(0, 1\)"):
+        OptimalTreeRegressor(criterion="quantile", quantiles=[0.5, 1.5]).fit(X_SMALL, target)
+    with pytest.raises(ValueError, match="node limits"):
+        OptimalTreeRegressor(criterion="quantile", quantiles=[0.5],
+                             max_leaf_nodes=2).fit(X_SMALL, target)

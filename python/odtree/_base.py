@@ -136,7 +136,8 @@ class OptimalTreeBase(BaseEstimator):
             time_limit=self.time_limit,
             **objective,
         )
-        self._set_result(result)
+        # several quantiles give one result per quantile; the first sets the attributes
+        self._set_result(result[0] if isinstance(result, list) else result)
         return result
 
     def _set_result(self, result: dict) -> None:

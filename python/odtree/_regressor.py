@@ -38,6 +38,13 @@ class OptimalTreeRegressor(RegressorMixin, OptimalTreeBase):
         rows sorted, and are slower.
     quantile : float, default=0.5
         The quantile of ``criterion="quantile"``, in (0, 1).
+    quantiles : array-like of float or None, default=None
+        Several quantiles (``criterion="quantile"`` only), each in (0, 1), served by one
+        search (thesis §8.2.2): the search walks the lattice once, keeps a bound and a
+        solution per quantile at each node, and abandons a split only when every quantile
+        allows. ``fit`` then gives one optimal tree per quantile (``trees_``), ``predict``
+        one column per quantile, and ``objective_`` the sum of their losses. This search
+        has no ``max_leaf_nodes``, ``lexicographic``, ``upper_bound`` or memory limit.
     max_leaf_nodes, ccp_alpha, lexicographic, search, cache, branching, depth2_solver, \
 incremental_counting, similarity_bound, child_order, memory_limit, max_cache_entries, \
 wipe_strategy, wipe_factor, thresholds, n_thresholds
@@ -48,9 +55,15 @@ wipe_strategy, wipe_factor, thresholds, n_thresholds
     Attributes
     ----------
     tree_ : Tree
-        The fitted tree; ``tree_.value[:, 0, 0]`` is each node's prediction.
+        The fitted tree; ``tree_.value[:, 0, 0]`` is each node's prediction. With
+        ``quantiles``, the first quantile's tree.
+    trees_ : list of Tree
+        With ``quantiles``, one tree per quantile, in order.
     objective_ : float
-        The training objective: the weighted sum of the losses, plus the leaf penalties.
+        The training objective: the weighted sum of the losses, plus the leaf penalties
+        (summed over the quantiles with ``quantiles``).
+    objectives_ : ndarray of shape (n_quantiles,)
+        With ``quantiles``, each quantile's objective.
     lower_bound_, optimal_, status_, fit_time_, binarizer_, binary_features_, \
 binary_feature_names_, n_features_in_, feature_names_in_, cache_peak_entries_, \
 cache_peak_bytes_, n_wipes_
@@ -69,10 +82,12 @@ cache_peak_bytes_, n_wipes_
         **SEARCH_CONSTRAINTS,
         "criterion": [StrOptions({"squared_error", "absolute_error", "quantile"})],
         "quantile": [Interval(Real, 0, 1, closed="neither")],
+        "quantiles": ["array-like", None],
     }
 
     def __init__(self, max_depth=3, min_samples_leaf=1, time_limit=None, upper_bound=None, *,
-                 criterion="squared_error", quantile=0.5, max_leaf_nodes=None, ccp_alpha=0.0,
+                 criterion="squared_error", quantile=0.5, quantiles=None, max_leaf_nodes=None,
+                 ccp_alpha=0.0,
                  lexicographic=False, search="murtree", cache=None, branching=None,
                  depth2_solver=None, incremental_counting=None, similarity_bound=None,
                  child_order=None, memory_limit=None, max_cache_entries=None,
@@ -84,6 +99,7 @@ cache_peak_bytes_, n_wipes_
         self.upper_bound = upper_bound
         self.criterion = criterion
         self.quantile = quantile
+        self.quantiles = quantiles
         self.max_leaf_nodes = max_leaf_nodes
         self.ccp_alpha = ccp_alpha
         self.lexicographic = lexicographic
@@ -128,30 +144,40 @@ cache_peak_bytes_, n_wipes_
         weight = self._checked_weight(sample_weight, len(y))
         kept = weight > 0
         binary_X = self._binarize_training(X, y, weight)
-        self._fit_tree(binary_X, np.zeros(int(kept.sum()), dtype=np.uint32), 1, weight,
-                       objective=self.criterion, targets=y[kept], quantile=float(self.quantile))
-        self._set_node_values(binary_X, y[kept], weight[kept])
+        labels = np.zeros(int(kept.sum()), dtype=np.uint32)
+        if self.quantiles is None:
+            self._fit_tree(binary_X, labels, 1, weight, objective=self.criterion,
+                           targets=y[kept], quantile=float(self.quantile))
+            self.tree_ = _with_values(self.tree_, binary_X, y[kept], weight[kept], self._q())
+        else:
+            quantiles = self._checked_quantiles()
+            results = self._fit_tree(binary_X, labels, 1, weight, objective="quantiles",
+                                     targets=y[kept], quantiles=quantiles)
+            self.trees_ = [
+                _with_values(Tree(**{k: r[k] for k in _TREE_KEYS}), binary_X, y[kept],
+                             weight[kept], q)
+                for r, q in zip(results, quantiles, strict=True)]
+            self.tree_ = self.trees_[0]
+            self.objectives_ = np.array([float(r["objective"]) for r in results])
+            self.objective_ = float(self.objectives_.sum())
+            self.lower_bound_ = float(sum(float(r["lower_bound"]) for r in results))
         self.fit_time_ = time.perf_counter() - start
         return self
 
-    def _set_node_values(self, binary_X, y, weight) -> None:
-        """Replaces the search's statistics in ``tree_.value`` by each node's prediction."""
-        rows = rows_per_node(self.tree_, binary_X)
-        values = np.array([self._leaf_value(y[r], weight[r]) for r in rows])
-        tree = self.tree_
-        self.tree_ = Tree(
-            children_left=tree.children_left, children_right=tree.children_right,
-            feature=tree.feature, value=values.reshape(-1, 1, 1),
-            n_node_samples=tree.n_node_samples,
-            weighted_n_node_samples=np.array([weight[r].sum() for r in rows]))
+    def _checked_quantiles(self) -> np.ndarray:
+        if self.criterion != "quantile":
+            raise ValueError(f"quantiles needs criterion='quantile', not {self.criterion!r}")
+        quantiles = np.asarray(self.quantiles, dtype=np.float64)
+        if (quantiles.ndim != 1 or len(quantiles) == 0 or np.any(quantiles <= 0)
+                or np.any(quantiles >= 1)):
+            raise ValueError("quantiles must be a non-empty list of numbers in (0, 1)")
+        return quantiles
 
-    def _leaf_value(self, y, weight) -> float:
-        if len(y) == 0:
-            return 0.0
+    def _q(self):
+        """The quantile each leaf predicts; None for the mean."""
         if self.criterion == "squared_error":
-            return float(np.average(y, weights=weight))
-        q = 0.5 if self.criterion == "absolute_error" else float(self.quantile)
-        return weighted_quantile(y, weight, q)
+            return None
+        return 0.5 if self.criterion == "absolute_error" else float(self.quantile)
 
     def predict(self, X) -> np.ndarray:
         """The prediction of each row's leaf.
@@ -163,8 +189,37 @@ cache_peak_bytes_, n_wipes_
 
         Returns
         -------
-        y : ndarray of float64, shape (n_samples,)
-            Predictions.
+        y : ndarray of float64, shape (n_samples,) or (n_samples, n_quantiles)
+            Predictions; one column per quantile with ``quantiles``.
         """
+        if self.quantiles is not None and hasattr(self, "trees_"):
+            binary_X = self._binarize(X)
+            return np.column_stack([tree.value[tree.apply(binary_X), 0, 0]
+                                    for tree in self.trees_])
         leaves = self.apply(X)
         return self.tree_.value[leaves, 0, 0]
+
+
+#: The arrays of a search result that make a :class:`Tree`.
+_TREE_KEYS = ("children_left", "children_right", "feature", "value", "n_node_samples",
+              "weighted_n_node_samples")
+
+
+def _with_values(tree, binary_X, y, weight, q) -> Tree:
+    """``tree`` with each node's prediction (the weighted mean if ``q`` is None, else the
+    weighted ``q``-quantile of its training rows) as its value."""
+    rows = rows_per_node(tree, binary_X)
+    values = np.array([_leaf_value(y[r], weight[r], q) for r in rows])
+    return Tree(
+        children_left=tree.children_left, children_right=tree.children_right,
+        feature=tree.feature, value=values.reshape(-1, 1, 1),
+        n_node_samples=tree.n_node_samples,
+        weighted_n_node_samples=np.array([weight[r].sum() for r in rows]))
+
+
+def _leaf_value(y, weight, q) -> float:
+    if len(y) == 0:
+        return 0.0
+    if q is None:
+        return float(np.average(y, weights=weight))
+    return weighted_quantile(y, weight, q)

@@ -172,6 +172,44 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn one_search_finds_every_quantile_optimum(
+        instance in instances(),
+        targets in prop::collection::vec(prop_oneof![-50.0f64..50.0, (0i32..5).prop_map(f64::from)], 40),
+        quantiles in prop::collection::vec(0.05f64..0.95, 1..=3),
+        depth in 0u32..=3,
+        min_leaf in 1u32..=3,
+        penalty in prop_oneof![Just(0.0), 0.1f64..3.0],
+        fast in any::<bool>(),
+    ) {
+        let rules = Rules { min_leaf: min_leaf as usize, max_nodes: None, penalty };
+        let rows: Vec<usize> = (0..instance.n_rows).filter(|&r| instance.weights[r] > 0.0).collect();
+        let targets = &targets[..instance.n_rows];
+        let data = Dataset::new(&instance.x, instance.n_rows, &instance.y, instance.n_classes).unwrap();
+        let base = if fast { crate::SearchConfig::default() } else { crate::SearchConfig::dl85() };
+        let config = crate::SearchConfig {
+            max_depth: depth, min_samples_leaf: min_leaf, leaf_penalty: penalty, ..base
+        };
+        let solutions = Solver::new(data)
+            .solve_quantiles(&config, Some(&instance.weights), Budget::default(), targets, &quantiles)
+            .unwrap();
+        prop_assert_eq!(solutions.len(), quantiles.len());
+        for (&q, solution) in quantiles.iter().zip(&solutions) {
+            let kind = Kind::Quantile(q);
+            let leaf = |rows: &[usize]| leaf_cost(&kind, &instance, targets, rows);
+            let (expected, _) = instance.brute_force_with(&rows, depth, u32::MAX, &rules, &leaf);
+            prop_assert_eq!(solution.status, Status::Optimal);
+            let tol = 1e-7 * (1.0 + expected.abs());
+            prop_assert!((solution.objective - expected).abs() < tol,
+                "q {}: got {} expected {}", q, solution.objective, expected);
+            prop_assert!((solution.lower_bound - expected).abs() < tol);
+        }
+    }
+}
+
 #[test]
 fn objectives_report_what_they_allow() {
     let weights = Weights::new(None, 2).unwrap();

@@ -3,9 +3,12 @@
 use crate::budget::{Budget, Stop};
 use crate::cache::{DatasetIndex, PathIndex, TrieIndex};
 use crate::data::Dataset;
+use crate::error::OdtError;
 use crate::error::Result;
 use crate::objective::{Misclassification, Objective, Penalised};
-use crate::search::{CacheKind, Cost, Engine, Lexicographic, SearchConfig, SearchOutcome};
+use crate::search::{
+    CacheKind, Cost, Engine, Lexicographic, QuantileSearch, SearchConfig, SearchOutcome,
+};
 use crate::stats::Weights;
 use crate::tree::Tree;
 use std::time::Instant;
@@ -137,6 +140,64 @@ impl Solver {
         };
         outcome.tree.map_features(|f| self.features[f as usize]);
         Ok(Self::finish(outcome, start))
+    }
+
+    /// One optimal tree per quantile of `quantiles`, each in (0, 1), for the pinball loss of
+    /// `targets`, found by one search that serves them all (thesis §8.2.2). That search has
+    /// no node limit, lexicographic order, upper bound or memory limit.
+    pub fn solve_quantiles(
+        &self,
+        config: &SearchConfig,
+        weights: Option<&[f64]>,
+        budget: Budget,
+        targets: &[f64],
+        quantiles: &[f64],
+    ) -> Result<Vec<Solution>> {
+        config.validate()?;
+        let invalid = |what: &str| Err(OdtError::InvalidParameter(what.into()));
+        if quantiles.is_empty() || quantiles.iter().any(|q| !(*q > 0.0 && *q < 1.0)) {
+            return invalid("quantiles must be in (0, 1), at least one");
+        }
+        if targets.len() != self.data.n_rows() || targets.iter().any(|t| !t.is_finite()) {
+            return invalid("one finite target per row is needed");
+        }
+        if config.max_nodes.is_some()
+            || config.lexicographic
+            || config.memory.is_bounded()
+            || config.upper_bound.is_finite()
+        {
+            return invalid(
+                "several quantiles are solved without node limits, lexicographic order, \
+                 upper bounds or memory limits",
+            );
+        }
+        let start = Instant::now();
+        let weights = Weights::new(weights, self.data.n_rows())?;
+        let found =
+            QuantileSearch::new(&self.data, &weights, config, targets, quantiles, budget).run();
+        let nodes = found.nodes;
+        Ok(found
+            .trees
+            .into_iter()
+            .zip(found.lower_bounds)
+            .map(|(mut tree, lower_bound)| {
+                tree.map_features(|f| self.features[f as usize]);
+                let outcome = SearchOutcome {
+                    tree,
+                    lower_bound,
+                    infeasible: false,
+                    cache_entries: nodes,
+                    cache_bytes: 0,
+                    cache_peak_entries: nodes,
+                    cache_peak_bytes: 0,
+                    wipes: 0,
+                    cache_created: nodes,
+                    repaired: 0,
+                    stopped: found.stopped,
+                };
+                Self::finish(outcome, start)
+            })
+            .collect())
     }
 
     /// Runs the engine with the cache kind of `config`, minimising costs of type `C`.

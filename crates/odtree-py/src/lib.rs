@@ -12,7 +12,7 @@ use odtree_core::{
 };
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyList};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::Duration;
@@ -37,19 +37,21 @@ enum Task {
     Centroid(Vec<f64>, usize),
     Rows(RowsCallback),
     Classes(ClassesCallback),
+    /// Targets and quantiles, solved in one search with one tree per quantile.
+    Quantiles(Vec<f64>, Vec<f64>),
 }
 
 impl Task {
-    /// Solves with this objective.
+    /// Solves with this objective: one solution, or one per quantile.
     fn solve(
         self,
         solver: &Solver,
         config: &SearchConfig,
         weights: Option<&[f64]>,
         budget: Budget,
-    ) -> Result<Solution> {
+    ) -> Result<Vec<Solution>> {
         let k = solver.data().n_classes();
-        match self {
+        let one = match self {
             Task::Misclassification => solver.solve(config, weights, budget),
             Task::CostMatrix(costs) => {
                 solver.solve_objective(config, weights, budget, |_, _| CostMatrix::new(costs, k))
@@ -75,7 +77,11 @@ impl Task {
             Task::Classes(callback) => {
                 solver.solve_objective(config, weights, budget, |_, _| Ok(callback))
             }
-        }
+            Task::Quantiles(targets, quantiles) => {
+                return solver.solve_quantiles(config, weights, budget, &targets, &quantiles)
+            }
+        };
+        one.map(|solution| vec![solution])
     }
 }
 
@@ -122,7 +128,8 @@ impl PySolver {
     ///
     /// `objective` picks what is minimised: "misclassification", "cost_matrix" (with
     /// `cost_matrix`), "squared_error", "absolute_error" or "quantile" (with `targets` and
-    /// `quantile`), "centroid" (with `points`), or a Python callback `function`:
+    /// `quantile`), "quantiles" (with `targets` and `quantiles`: one search, and a list of
+    /// results, one per quantile), "centroid" (with `points`), or a Python callback `function`:
     /// "error_function" (rows) or "fast_error_function" (class weights). With `labelled`,
     /// the callback must return a class index with its error; without, the index is ignored
     /// (rows) or optional, the heaviest class standing in (class weights).
@@ -132,7 +139,8 @@ impl PySolver {
                         memory_limit=None, max_cache_entries=None, wipe_strategy="reuses",
                         wipe_factor=0.5, sample_weight=None, time_limit=None,
                         objective="misclassification", cost_matrix=None, targets=None,
-                        quantile=0.5, points=None, function=None, labelled=true))]
+                        quantile=0.5, quantiles=None, points=None, function=None,
+                        labelled=true))]
     #[allow(clippy::too_many_arguments)]
     fn solve<'py>(
         &self,
@@ -160,10 +168,11 @@ impl PySolver {
         cost_matrix: Option<PyReadonlyArray2<f64>>,
         targets: Option<PyReadonlyArray1<f64>>,
         quantile: f64,
+        quantiles: Option<PyReadonlyArray1<f64>>,
         points: Option<PyReadonlyArray2<f64>>,
         function: Option<Py<PyAny>>,
         labelled: bool,
-    ) -> PyResult<Bound<'py, PyDict>> {
+    ) -> PyResult<Bound<'py, PyAny>> {
         let mut config = match search {
             "murtree" => SearchConfig::default(),
             "dl85" => SearchConfig::dl85(),
@@ -256,8 +265,16 @@ impl PySolver {
                 },
                 failure.clone(),
             )),
+            "quantiles" => Task::Quantiles(
+                targets.ok_or_else(|| missing("targets"))?,
+                quantiles
+                    .ok_or_else(|| missing("quantiles"))?
+                    .as_array()
+                    .to_vec(),
+            ),
             other => return Err(unknown("objective", other)),
         };
+        let several = matches!(task, Task::Quantiles(..));
         // a limit beyond what a Duration holds (~5.8e11 years) means no limit
         let time_limit = time_limit.and_then(|t| Duration::try_from_secs_f64(t).ok());
         let budget = Budget::new(time_limit, Some(interrupt.clone()));
@@ -297,15 +314,24 @@ impl PySolver {
                 "second interrupt during the search",
             ));
         }
-        let mut solution = result
+        let mut solutions = result
             .ok_or_else(|| PyRuntimeError::new_err("the search thread failed (internal error)"))?
             .map_err(to_py_err)?;
         if failure.happened() {
             // a callback was interrupted: some leaf went uncosted, so nothing is proven
-            solution.status = Status::Interrupted;
-            solution.lower_bound = solution.lower_bound.min(0.0);
+            for solution in &mut solutions {
+                solution.status = Status::Interrupted;
+                solution.lower_bound = solution.lower_bound.min(0.0);
+            }
         }
-        solution_to_dict(py, &solution)
+        if several {
+            let dicts = solutions
+                .iter()
+                .map(|solution| solution_to_dict(py, solution))
+                .collect::<PyResult<Vec<_>>>()?;
+            return Ok(PyList::new(py, dicts)?.into_any());
+        }
+        Ok(solution_to_dict(py, &solutions[0])?.into_any())
     }
 
     /// Number of rows, features and classes.

@@ -51,6 +51,23 @@ impl RowEvaluator for Pinball {
 
     /// Marks the rows' ranks in a bitset and reads them back in order: no sort.
     fn evaluate(&self, rows: &[u32], weights: &Weights, out: &mut [f64]) {
+        let mut loss = [0.0];
+        out[0] = self.losses(&[self.quantile], rows, weights, &mut loss);
+        out[1] = loss[0];
+    }
+}
+
+impl Pinball {
+    /// Writes into `losses` the scaled pinball loss of each of `quantiles` on `rows` (each at
+    /// its own weighted quantile), reading the targets in order once; returns the rows'
+    /// weight.
+    pub fn losses(
+        &self,
+        quantiles: &[f64],
+        rows: &[u32],
+        weights: &Weights,
+        losses: &mut [f64],
+    ) -> f64 {
         let mut ranks = vec![0u64; words_for(self.sorted.len())];
         let mut total = 0.0;
         for &row in rows {
@@ -66,23 +83,24 @@ impl RowEvaluator for Pinball {
                 })
             })
         };
-        let target = self.quantile * total * (1.0 - 1e-12);
-        let mut below = 0.0;
-        let value = in_order()
-            .find(|&(_, w)| {
-                below += w;
-                below >= target
-            })
-            .map_or(0.0, |(y, _)| y);
-        let q = self.quantile;
-        let loss: f64 = in_order()
-            .map(|(y, w)| {
-                let u = y - value;
-                w * if u >= 0.0 { q * u } else { (q - 1.0) * u }
-            })
-            .sum();
-        out[0] = total;
-        out[1] = self.scale * loss;
+        for (&q, loss) in quantiles.iter().zip(losses.iter_mut()) {
+            let target = q * total * (1.0 - 1e-12);
+            let mut below = 0.0;
+            let value = in_order()
+                .find(|&(_, w)| {
+                    below += w;
+                    below >= target
+                })
+                .map_or(0.0, |(y, _)| y);
+            let sum: f64 = in_order()
+                .map(|(y, w)| {
+                    let u = y - value;
+                    w * if u >= 0.0 { q * u } else { (q - 1.0) * u }
+                })
+                .sum();
+            *loss = self.scale * sum;
+        }
+        total
     }
 }
 

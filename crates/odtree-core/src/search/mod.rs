@@ -16,11 +16,13 @@ mod counts;
 mod depth2;
 mod memory;
 mod order;
+mod quantiles;
 mod similarity;
 
 pub use config::{Branching, CacheKind, ChildOrder, MemoryLimits, SearchConfig};
 pub use cost::{Cost, Lexicographic};
 pub use order::{gini_gain, information_gain};
+pub(crate) use quantiles::QuantileSearch;
 
 use crate::budget::{Budget, Stop};
 use crate::cache::{Cache, Decision, Handle, Key, KeyIndex, Limits};
