@@ -242,15 +242,6 @@ def rows_per_node(tree: Tree, binary_X: np.ndarray) -> list[np.ndarray]:
     return rows
 
 
-def weighted_quantile(values: np.ndarray, weight: np.ndarray, q: float) -> float:
-    """The least value whose rows up to it weigh at least ``q`` of the total: the leaf value
-    that minimises the pinball loss, chosen as the search chooses it."""
-    order = np.argsort(values, kind="stable")
-    below = np.cumsum(weight[order])
-    at = np.searchsorted(below, q * below[-1] * (1 - 1e-12), side="left")
-    return float(values[order][min(at, len(values) - 1)])
-
-
 def _check_target(y, n_rows: int) -> np.ndarray:
     """y as a 1-D array of length n_rows, without missing values."""
     y = column_or_1d(y, warn=True)

@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.base import RegressorMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._base import SEARCH_CONSTRAINTS, OptimalTreeBase, rows_per_node, weighted_quantile
+from ._base import SEARCH_CONSTRAINTS, OptimalTreeBase, rows_per_node
 from ._tree import Tree
 
 
@@ -146,17 +146,14 @@ cache_peak_bytes_, n_wipes_
         binary_X = self._binarize_training(X, y, weight)
         labels = np.zeros(int(kept.sum()), dtype=np.uint32)
         if self.quantiles is None:
-            self._fit_tree(binary_X, labels, 1, weight, objective=self.criterion,
-                           targets=y[kept], quantile=float(self.quantile))
-            self.tree_ = _with_values(self.tree_, binary_X, y[kept], weight[kept], self._q())
+            result = self._fit_tree(binary_X, labels, 1, weight, objective=self.criterion,
+                                    targets=y[kept], quantile=float(self.quantile))
+            self.tree_ = _with_values(result, binary_X, weight[kept])
         else:
             quantiles = self._checked_quantiles()
             results = self._fit_tree(binary_X, labels, 1, weight, objective="quantiles",
                                      targets=y[kept], quantiles=quantiles)
-            self.trees_ = [
-                _with_values(Tree(**{k: r[k] for k in _TREE_KEYS}), binary_X, y[kept],
-                             weight[kept], q)
-                for r, q in zip(results, quantiles, strict=True)]
+            self.trees_ = [_with_values(result, binary_X, weight[kept]) for result in results]
             self.tree_ = self.trees_[0]
             self.objectives_ = np.array([float(r["objective"]) for r in results])
             self.objective_ = float(self.objectives_.sum())
@@ -172,12 +169,6 @@ cache_peak_bytes_, n_wipes_
                 or np.any(quantiles >= 1)):
             raise ValueError("quantiles must be a non-empty list of numbers in (0, 1)")
         return quantiles
-
-    def _q(self):
-        """The quantile each leaf predicts; None for the mean."""
-        if self.criterion == "squared_error":
-            return None
-        return 0.5 if self.criterion == "absolute_error" else float(self.quantile)
 
     def predict(self, X) -> np.ndarray:
         """The prediction of each row's leaf.
@@ -200,26 +191,14 @@ cache_peak_bytes_, n_wipes_
         return self.tree_.value[leaves, 0, 0]
 
 
-#: The arrays of a search result that make a :class:`Tree`.
-_TREE_KEYS = ("children_left", "children_right", "feature", "value", "n_node_samples",
-              "weighted_n_node_samples")
-
-
-def _with_values(tree, binary_X, y, weight, q) -> Tree:
-    """``tree`` with each node's prediction (the weighted mean if ``q`` is None, else the
-    weighted ``q``-quantile of its training rows) as its value."""
-    rows = rows_per_node(tree, binary_X)
-    values = np.array([_leaf_value(y[r], weight[r], q) for r in rows])
-    return Tree(
-        children_left=tree.children_left, children_right=tree.children_right,
-        feature=tree.feature, value=values.reshape(-1, 1, 1),
-        n_node_samples=tree.n_node_samples,
-        weighted_n_node_samples=np.array([weight[r].sum() for r in rows]))
-
-
-def _leaf_value(y, weight, q) -> float:
-    if len(y) == 0:
-        return 0.0
-    if q is None:
-        return float(np.average(y, weights=weight))
-    return weighted_quantile(y, weight, q)
+def _with_values(result: dict, binary_X, weight) -> Tree:
+    """The tree of a search result, with each node's prediction (the objective's leaf value)
+    as its value and the weight of its training rows."""
+    tree = Tree(
+        children_left=result["children_left"], children_right=result["children_right"],
+        feature=result["feature"], value=np.asarray(result["leaf_value"]).reshape(-1, 1, 1),
+        n_node_samples=result["n_node_samples"],
+        weighted_n_node_samples=result["weighted_n_node_samples"])
+    tree.weighted_n_node_samples = np.array([weight[r].sum()
+                                             for r in rows_per_node(tree, binary_X)])
+    return tree

@@ -203,11 +203,16 @@ impl RowVectors {
 
 /// Computes the statistics of a set of rows directly from the rows (not additive).
 pub trait RowEvaluator: Send + Sync {
-    /// Length of the statistics: the row weight, the leaf's cost, then anything else.
+    /// Length of the statistics: the rows' weight, the leaf's cost, and optionally its value.
     fn n_stats(&self) -> usize;
     /// Writes the statistics of `rows` (sorted row ids, each of non-zero weight): `out[0]` is
-    /// their total weight and `out[1]` the cost of making them a leaf.
+    /// their total weight, `out[1]` the cost of making them a leaf and, when `n_stats` is 3,
+    /// `out[2]` the leaf's value (a class index if [`RowEvaluator::labels`]).
     fn evaluate(&self, rows: &[u32], weights: &Weights, out: &mut [f64]);
+    /// Whether the value is a class index.
+    fn labels(&self) -> bool {
+        false
+    }
 }
 
 /// The statistics the engine keeps for every node, as an objective defines them.

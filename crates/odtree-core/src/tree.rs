@@ -15,8 +15,11 @@ pub struct TreeNode {
     pub stats: Vec<f64>,
     /// Number of training rows with non-zero weight reaching the node.
     pub rows: u32,
-    /// The node's prediction were it a leaf.
+    /// The node's class were it a leaf (0 where the task has no classes).
     pub label: u32,
+    /// The node's prediction as a number were it a leaf: its class index, or its predicted
+    /// value (a regression target).
+    pub value: f64,
     /// The node's cost were it a leaf.
     pub leaf_cost: f64,
 }
@@ -117,6 +120,7 @@ impl<'o, O: Objective> TreeBuilder<'o, O> {
             stats: stats.to_vec(),
             rows,
             label: leaf.label,
+            value: self.objective.leaf_value(stats),
             leaf_cost: leaf.cost,
         });
         self.len() - 1

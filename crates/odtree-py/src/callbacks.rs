@@ -138,6 +138,10 @@ impl RowEvaluator for RowsCallback {
         3
     }
 
+    fn labels(&self) -> bool {
+        matches!(self.labels, Labels::Required(_))
+    }
+
     fn evaluate(&self, rows: &[u32], weights: &Weights, out: &mut [f64]) {
         out[0] = rows.iter().map(|&row| weights.of(row as usize)).sum();
         let known = lock(&self.memo).get(rows).copied();

@@ -368,6 +368,7 @@ fn solution_to_dict<'py>(py: Python<'py>, solution: &Solution) -> PyResult<Bound
     let rows: Vec<i64> = nodes.iter().map(|n| n.rows as i64).collect();
     let weight: Vec<f64> = nodes.iter().map(|n| n.stats.iter().sum()).collect();
     let label: Vec<i64> = nodes.iter().map(|n| n.label as i64).collect();
+    let leaf_value: Vec<f64> = nodes.iter().map(|n| n.value).collect();
     dict.set_item("children_left", PyArray1::from_vec(py, left))?;
     dict.set_item("children_right", PyArray1::from_vec(py, right))?;
     dict.set_item("feature", PyArray1::from_vec(py, feature))?;
@@ -380,6 +381,7 @@ fn solution_to_dict<'py>(py: Python<'py>, solution: &Solution) -> PyResult<Bound
     dict.set_item("n_node_samples", PyArray1::from_vec(py, rows))?;
     dict.set_item("weighted_n_node_samples", PyArray1::from_vec(py, weight))?;
     dict.set_item("label", PyArray1::from_vec(py, label))?;
+    dict.set_item("leaf_value", PyArray1::from_vec(py, leaf_value))?;
     dict.set_item("objective", solution.objective)?;
     dict.set_item("lower_bound", solution.lower_bound)?;
     dict.set_item("status", solution.status.as_str())?;

@@ -52,6 +52,11 @@ pub trait Objective: Sync {
     fn leaf_cost(&self, stats: &[f64]) -> f64 {
         self.leaf(stats).cost
     }
+    /// The leaf's prediction as a number: its class index, unless the objective predicts a
+    /// value (a regression target).
+    fn leaf_value(&self, stats: &[f64]) -> f64 {
+        f64::from(self.leaf(stats).label)
+    }
     /// Techniques this objective allows.
     fn capabilities(&self) -> Capabilities;
     /// `Some(c)` when, for two classes, a leaf with class weights `[a, b]` costs
@@ -97,6 +102,10 @@ impl<O: Objective> Objective for Penalised<O> {
 
     /// A fixed cost per leaf keeps every technique valid: the similarity bound compares trees
     /// of the same shape, whose penalties are equal.
+    fn leaf_value(&self, stats: &[f64]) -> f64 {
+        self.inner.leaf_value(stats)
+    }
+
     fn capabilities(&self) -> Capabilities {
         self.inner.capabilities()
     }

@@ -46,27 +46,29 @@ impl Pinball {
 
 impl RowEvaluator for Pinball {
     fn n_stats(&self) -> usize {
-        2
+        3
     }
 
     /// Marks the rows' ranks in a bitset and reads them back in order: no sort.
     fn evaluate(&self, rows: &[u32], weights: &Weights, out: &mut [f64]) {
-        let mut loss = [0.0];
-        out[0] = self.losses(&[self.quantile], rows, weights, &mut loss);
+        let (mut loss, mut value) = ([0.0], [0.0]);
+        out[0] = self.losses(&[self.quantile], rows, weights, &mut loss, &mut value);
         out[1] = loss[0];
+        out[2] = value[0];
     }
 }
 
 impl Pinball {
-    /// Writes into `losses` the scaled pinball loss of each of `quantiles` on `rows` (each at
-    /// its own weighted quantile), reading the targets in order once; returns the rows'
-    /// weight.
+    /// Writes into `losses` the scaled pinball loss of each of `quantiles` on `rows`, and
+    /// into `values` the weighted quantile at which it is taken, reading the targets in order
+    /// once per quantile; returns the rows' weight.
     pub fn losses(
         &self,
         quantiles: &[f64],
         rows: &[u32],
         weights: &Weights,
         losses: &mut [f64],
+        values: &mut [f64],
     ) -> f64 {
         let mut ranks = vec![0u64; words_for(self.sorted.len())];
         let mut total = 0.0;
@@ -83,7 +85,11 @@ impl Pinball {
                 })
             })
         };
-        for (&q, loss) in quantiles.iter().zip(losses.iter_mut()) {
+        for ((&q, loss), at) in quantiles
+            .iter()
+            .zip(losses.iter_mut())
+            .zip(values.iter_mut())
+        {
             let target = q * total * (1.0 - 1e-12);
             let mut below = 0.0;
             let value = in_order()
@@ -99,6 +105,7 @@ impl Pinball {
                 })
                 .sum();
             *loss = self.scale * sum;
+            *at = value;
         }
         total
     }
@@ -112,10 +119,10 @@ mod tests {
     fn loss_is_minimal_at_the_weighted_quantile() {
         let targets = [5.0, 1.0, 3.0, 10.0];
         let weights = Weights::new(Some(&[1.0, 1.0, 2.0, 1.0]), 4).unwrap();
-        let mut out = [0.0; 2];
+        let mut out = [0.0; 3];
         Pinball::absolute(&targets).evaluate(&[0, 1, 2, 3], &weights, &mut out);
         // weighted median 3: |5-3| + |1-3| + 0 + |10-3|
-        assert_eq!(out, [5.0, 11.0]);
+        assert_eq!(out, [5.0, 11.0, 3.0]);
         Pinball::new(&targets, 0.9, 1.0).evaluate(&[0, 1, 2, 3], &weights, &mut out);
         // the 0.9-quantile is 10: 0.1 × (5 + 9 + 2×7)
         assert!((out[1] - 2.8).abs() < 1e-12);

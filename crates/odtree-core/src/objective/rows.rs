@@ -4,8 +4,8 @@ use super::{Capabilities, Leaf, Objective};
 use crate::data::Dataset;
 use crate::stats::{RowEvaluator, Statistics, Weights};
 
-/// The objective of a [`RowEvaluator`]: a leaf costs `stats[1]` and predicts class
-/// `stats[2]` when the evaluator reports one (else 0).
+/// The objective of a [`RowEvaluator`]: a leaf costs `stats[1]`, and `stats[2]`, when the
+/// evaluator reports it, is its value, or its class if the evaluator labels leaves.
 ///
 /// The statistics are not additive, so the engine counts both children of every split and
 /// uses neither the depth-2 solver nor the similarity bound.
@@ -28,10 +28,18 @@ impl<E: RowEvaluator> Objective for ByRows<E> {
 
     #[inline]
     fn leaf(&self, stats: &[f64]) -> Leaf {
+        let label = match stats.get(2) {
+            Some(&class) if self.evaluator.labels() => class as u32,
+            _ => 0,
+        };
         Leaf {
             cost: stats[1],
-            label: stats.get(2).map_or(0, |&label| label as u32),
+            label,
         }
+    }
+
+    fn leaf_value(&self, stats: &[f64]) -> f64 {
+        stats.get(2).copied().unwrap_or(0.0)
     }
 
     fn capabilities(&self) -> Capabilities {

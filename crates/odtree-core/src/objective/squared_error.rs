@@ -10,6 +10,8 @@ use crate::stats::{RowVectors, Statistics, Weights};
 #[derive(Clone, Debug)]
 pub struct SquaredError {
     moments: RowVectors,
+    /// The weighted mean of all targets, which the moments are centred on.
+    mean: f64,
 }
 
 impl SquaredError {
@@ -31,6 +33,7 @@ impl SquaredError {
             .collect();
         Self {
             moments: RowVectors::new(moments, 3),
+            mean,
         }
     }
 }
@@ -49,6 +52,15 @@ impl Objective for SquaredError {
             0.0
         };
         Leaf { cost, label: 0 }
+    }
+
+    /// The weighted mean of the leaf's targets.
+    fn leaf_value(&self, stats: &[f64]) -> f64 {
+        if stats[0] > 0.0 {
+            self.mean + stats[1] / stats[0]
+        } else {
+            self.mean
+        }
     }
 
     /// Removing a row can lower the cost by more than its weight, so the similarity bound is
@@ -79,6 +91,7 @@ mod tests {
         // weighted mean 11 / 4; deviations -1.75, -0.75 (×2), 3.25
         let expected = 1.75f64.powi(2) + 2.0 * 0.75f64.powi(2) + 3.25f64.powi(2);
         assert!((objective.leaf(&all).cost - expected).abs() < 1e-12);
+        assert!((objective.leaf_value(&all) - 11.0 / 4.0).abs() < 1e-12);
         assert_eq!(objective.leaf(&[0.0, 0.0, 0.0]).cost, 0.0);
     }
 }

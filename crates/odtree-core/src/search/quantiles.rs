@@ -90,7 +90,7 @@ impl<'a> QuantileSearch<'a> {
 
     /// Solves every quantile and extracts its tree.
     pub fn run(mut self) -> QuantileTrees {
-        let (weight, leaf) = self.leaf_costs();
+        let (weight, leaf, _) = self.leaves();
         let largest = leaf.iter().copied().fold(weight, f64::max);
         self.tolerance = 1e-9 * largest.max(1.0);
         let depth = self.config.max_depth.min(self.data.n_features() as u32);
@@ -117,17 +117,23 @@ impl<'a> QuantileSearch<'a> {
         }
     }
 
-    /// The weight of the current node's rows and each quantile's leaf cost, penalty included.
-    fn leaf_costs(&self) -> (f64, Vec<f64>) {
+    /// The weight of the current node's rows, each quantile's leaf cost (penalty included)
+    /// and each quantile's leaf value.
+    fn leaves(&self) -> (f64, Vec<f64>, Vec<f64>) {
         let rows = self.cover.rows();
         let mut losses = vec![0.0; self.quantiles.len()];
-        let weight = self
-            .losses
-            .losses(self.quantiles, &rows, self.weights, &mut losses);
+        let mut values = vec![0.0; self.quantiles.len()];
+        let weight = self.losses.losses(
+            self.quantiles,
+            &rows,
+            self.weights,
+            &mut losses,
+            &mut values,
+        );
         losses
             .iter_mut()
             .for_each(|l| *l += self.config.leaf_penalty);
-        (weight, losses)
+        (weight, losses, values)
     }
 
     fn below(&self, a: f64, b: f64) -> bool {
@@ -169,7 +175,7 @@ impl<'a> QuantileSearch<'a> {
         if open.is_empty() {
             return out;
         }
-        let (_, leaf) = self.leaf_costs();
+        let (_, leaf, _) = self.leaves();
         let rows = self.cover.count();
         let min_rows = self.config.min_samples_leaf;
         if depth == 0 || rows < 2 * min_rows || self.budget.check().is_some() {
@@ -256,8 +262,8 @@ impl<'a> QuantileSearch<'a> {
     }
 
     fn extract_node(&mut self, builder: &mut TreeBuilder<ByRows<Pinball>>, q: usize, depth: u32) {
-        let (weight, leaf) = self.leaf_costs();
-        let stats = [weight, leaf[q]];
+        let (weight, leaf, value) = self.leaves();
+        let stats = [weight, leaf[q], value[q]];
         let rows = self.cover.count();
         let split = self
             .cache
