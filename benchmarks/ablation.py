@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -30,12 +29,14 @@ from pathlib import Path
 
 from _solvers import load_dataset
 from compare import (
-    KILL_GRACE_SECONDS,
+    WORKER_FLAG,
+    check_datasets,
     dataset_path,
     default_data_dir,
     format_line,
     geometric_mean,
     report_disagreements,
+    run_script_worker,
 )
 
 #: Name of each variant and its overrides of ``OptimalTreeClassifier``'s defaults.
@@ -60,7 +61,6 @@ DEFAULT_DATASETS = (
     "vehicle,yeast"
 )
 #: First argument that turns this script into the worker that runs one fit.
-WORKER_FLAG = "--worker"
 
 CSV_COLUMNS = [
     "dataset", "variant", "repeat", "objective", "optimal", "seconds", "cache_entries",
@@ -97,9 +97,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     if not args.data_dir.is_dir():
         parser.error(f"data directory {args.data_dir} not found: set --data-dir or ODTREE_DATA")
     args.datasets = args.datasets.split(",")
-    missing = [name for name in args.datasets if not dataset_path(args.data_dir, name).is_file()]
-    if missing:
-        parser.error(f"no such dataset(s) in {args.data_dir}: {', '.join(missing)}")
+    check_datasets(parser, args.data_dir, args.datasets)
     if args.depth < 0 or args.repeats < 1 or args.time_limit <= 0:
         parser.error("--depth must be >= 0, --repeats >= 1 and --time-limit > 0")
     return args
@@ -132,29 +130,6 @@ def fit_once(job: dict) -> dict:
     }
 
 
-def run_in_worker(job: dict) -> dict:
-    """Run ``fit_once(job)`` in a fresh process; return the CSV fields it yields.
-
-    A worker that crashes or outlives ``time_limit + KILL_GRACE_SECONDS`` gives status
-    ``crashed`` or ``killed`` and the reason in ``error``.
-    """
-    deadline = job["time_limit"] + KILL_GRACE_SECONDS
-    try:
-        done = subprocess.run(
-            [sys.executable, __file__, WORKER_FLAG, json.dumps(job)],
-            capture_output=True,
-            text=True,
-            timeout=deadline,
-        )
-    except subprocess.TimeoutExpired:
-        return {"status": "killed", "error": f"no result after {deadline} s"}
-    if done.returncode != 0:
-        lines = done.stderr.strip().splitlines()
-        reason = lines[-1] if lines else f"exit status {done.returncode}"
-        return {"status": "crashed", "error": reason}
-    return {**json.loads(done.stdout.strip().splitlines()[-1]), "error": ""}
-
-
 def run_all(args: argparse.Namespace) -> Iterator[dict]:
     """Per dataset and repeat, run each variant that has not fallen short yet; yield each fit."""
     for name in args.datasets:
@@ -169,7 +144,7 @@ def run_all(args: argparse.Namespace) -> Iterator[dict]:
                     "overrides": overrides,
                 }
                 row = {"dataset": name, "variant": variant, "repeat": repeat}
-                row.update(run_in_worker(job))
+                row.update(run_script_worker(__file__, job))
                 if row["status"] != "optimal":
                     unfinished.add(variant)
                 print(

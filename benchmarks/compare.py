@@ -33,6 +33,8 @@ REPO = Path(__file__).resolve().parents[1]
 WORKER = Path(__file__).with_name("_solvers.py")
 #: Seconds a worker gets beyond the time limit before it is killed.
 KILL_GRACE_SECONDS = 30
+#: The flag that makes a benchmark script run one job as a worker (``run_script_worker``).
+WORKER_FLAG = "--worker"
 #: Objectives closer than this are equal (they count misclassified rows).
 OBJECTIVE_TOLERANCE = 1e-6
 
@@ -102,9 +104,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     unknown = [name for name in args.solvers if name not in SOLVERS]
     if unknown:
         parser.error(f"unknown solver(s) {', '.join(unknown)}; choose from {', '.join(SOLVERS)}")
-    missing = [name for name in args.datasets if not dataset_path(args.data_dir, name).is_file()]
-    if missing:
-        parser.error(f"no such dataset(s) in {args.data_dir}: {', '.join(missing)}")
+    check_datasets(parser, args.data_dir, args.datasets)
     if args.time_limit <= 0:
         parser.error("--time-limit must be positive")
     if args.csv is None:
@@ -115,6 +115,30 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def dataset_path(data_dir: Path, name: str) -> Path:
     """The file of dataset ``name`` (``.txt`` may be omitted)."""
     return data_dir / (name if name.endswith(".txt") else f"{name}.txt")
+
+
+def check_datasets(parser, data_dir: Path, names) -> None:
+    """Stop with a usage error unless ``data_dir`` holds every dataset of ``names``."""
+    missing = [name for name in names if not dataset_path(data_dir, name).is_file()]
+    if missing:
+        parser.error(f"no such dataset(s) in {data_dir}: {', '.join(missing)}")
+
+
+def run_script_worker(script: str, job: dict) -> dict:
+    """Run ``script --worker JOB`` in a fresh process and return the JSON object it prints
+    last, plus an empty ``error``. A worker that crashes or outlives ``job["time_limit"] +
+    KILL_GRACE_SECONDS`` gives status ``crashed`` or ``killed`` and the reason in ``error``."""
+    deadline = job["time_limit"] + KILL_GRACE_SECONDS
+    try:
+        done = subprocess.run([sys.executable, script, WORKER_FLAG, json.dumps(job)],
+                              capture_output=True, text=True, timeout=deadline)
+    except subprocess.TimeoutExpired:
+        return {"status": "killed", "error": f"no result after {deadline} s"}
+    if done.returncode != 0:
+        lines = done.stderr.strip().splitlines()
+        reason = lines[-1] if lines else f"exit status {done.returncode}"
+        return {"status": "crashed", "error": reason}
+    return {**json.loads(done.stdout.strip().splitlines()[-1]), "error": ""}
 
 
 def run_in_worker(solver: str, path: Path, depth: int, time_limit: float) -> dict:

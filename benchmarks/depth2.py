@@ -33,6 +33,7 @@ import numpy as np
 from _solvers import MAX_REPEAT_SECONDS, MAX_REPEATS, REPEAT_BELOW_SECONDS, load_dataset
 from compare import (
     KILL_GRACE_SECONDS,
+    check_datasets,
     dataset_path,
     default_data_dir,
     format_line,
@@ -84,9 +85,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     if not args.data_dir.is_dir():
         parser.error(f"data directory {args.data_dir} not found: set --data-dir or ODTREE_DATA")
     args.datasets = args.datasets.split(",")
-    missing = [name for name in args.datasets if not dataset_path(args.data_dir, name).is_file()]
-    if missing:
-        parser.error(f"no such dataset(s) in {args.data_dir}: {', '.join(missing)}")
+    check_datasets(parser, args.data_dir, args.datasets)
     if args.repeats < 1:
         parser.error("--repeats must be at least 1")
     if args.time_limit <= 0:

@@ -20,19 +20,24 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 from _solvers import load_dataset
-from compare import KILL_GRACE_SECONDS, dataset_path, default_data_dir, format_line
+from compare import (
+    WORKER_FLAG,
+    check_datasets,
+    dataset_path,
+    default_data_dir,
+    format_line,
+    run_script_worker,
+)
 
 #: Dataset and depth pairs that take seconds unbounded here; the paper's sets, shallower.
 DEFAULT_CASES = "anneal:6,diabetes:5,german-credit:5,kr-vs-kp:6,yeast:5"
 STRATEGIES = ("reuses", "descendants", "all")
 DEFAULT_SHARES = "1,0.5,0.25,0.1"
-WORKER_FLAG = "--worker"
 
 CSV_COLUMNS = [
     "dataset", "depth", "share", "cap", "strategy", "objective", "status", "seconds",
@@ -64,10 +69,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         args.shares = [float(share) for share in args.shares.split(",")]
     except ValueError:
         parser.error("--cases takes name:depth pairs and --shares numbers")
-    missing = [name for name, _ in args.cases
-               if not dataset_path(args.data_dir, name).is_file()]
-    if missing:
-        parser.error(f"no such dataset(s) in {args.data_dir}: {', '.join(missing)}")
+    check_datasets(parser, args.data_dir, [name for name, _ in args.cases])
     if args.repeats < 1 or not all(0 < share <= 1 for share in args.shares):
         parser.error("--repeats must be >= 1 and every share in (0, 1]")
     return args
@@ -102,23 +104,9 @@ def fit_once(job: dict) -> dict:
     }
 
 
-def run_in_worker(job: dict) -> dict:
-    """Run ``fit_once(job)`` in a fresh process; a crash or a hang becomes a row's error."""
-    deadline = job["time_limit"] + KILL_GRACE_SECONDS
-    try:
-        done = subprocess.run([sys.executable, __file__, WORKER_FLAG, json.dumps(job)],
-                              capture_output=True, text=True, timeout=deadline)
-    except subprocess.TimeoutExpired:
-        return {"status": "killed", "error": f"no result after {deadline} s"}
-    if done.returncode != 0:
-        lines = done.stderr.strip().splitlines()
-        return {"status": "crashed", "error": lines[-1] if lines else str(done.returncode)}
-    return {**json.loads(done.stdout.strip().splitlines()[-1]), "error": ""}
-
-
 def fastest(args, job: dict) -> dict:
     """The fastest of ``args.repeats`` fits of ``job``."""
-    rows = [run_in_worker(job) for _ in range(args.repeats)]
+    rows = [run_script_worker(__file__, job) for _ in range(args.repeats)]
     return min(rows, key=lambda row: (row["status"] != "optimal", row.get("seconds", 0)))
 
 

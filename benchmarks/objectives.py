@@ -37,12 +37,14 @@ from pathlib import Path
 import numpy as np
 from _solvers import MAX_REPEAT_SECONDS, MAX_REPEATS, REPEAT_BELOW_SECONDS, load_dataset
 from compare import (
-    KILL_GRACE_SECONDS,
     OBJECTIVE_TOLERANCE,
+    WORKER_FLAG,
+    check_datasets,
     dataset_path,
     default_data_dir,
     format_line,
     geometric_mean,
+    run_script_worker,
 )
 
 DEFAULT_DATASETS = "anneal,diabetes,german-credit,kr-vs-kp,vote"
@@ -59,7 +61,6 @@ SAME_AS_REFERENCE = {"fast_error_function", "error_function"}
 #: The quantile of the ``quantile`` objective.
 QUANTILE = 0.9
 #: First argument that turns this script into the worker that runs one fit.
-WORKER_FLAG = "--worker"
 
 CSV_COLUMNS = [
     "dataset", "depth", "objective", "api", "repeat", "status", "seconds", "runs", "value",
@@ -91,9 +92,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     if not args.data_dir.is_dir():
         parser.error(f"data directory {args.data_dir} not found: set --data-dir or ODTREE_DATA")
     args.datasets = args.datasets.split(",")
-    missing = [name for name in args.datasets if not dataset_path(args.data_dir, name).is_file()]
-    if missing:
-        parser.error(f"no such dataset(s) in {args.data_dir}: {', '.join(missing)}")
+    check_datasets(parser, args.data_dir, args.datasets)
     chosen = set(args.objectives.split(","))
     if chosen - set(OBJECTIVES):
         parser.error(f"unknown objective(s): {', '.join(sorted(chosen - set(OBJECTIVES)))}")
@@ -212,20 +211,6 @@ def fit_once(job: dict) -> dict:
             "n_classes": len(np.unique(y))}
 
 
-def run_in_worker(job: dict) -> dict:
-    """Run ``fit_once(job)`` in a fresh process; a crash or a hang becomes a row's error."""
-    deadline = job["time_limit"] + KILL_GRACE_SECONDS
-    try:
-        done = subprocess.run([sys.executable, __file__, WORKER_FLAG, json.dumps(job)],
-                              capture_output=True, text=True, timeout=deadline)
-    except subprocess.TimeoutExpired:
-        return {"status": "killed", "error": f"no result after {deadline} s"}
-    if done.returncode != 0:
-        lines = done.stderr.strip().splitlines()
-        return {"status": "crashed", "error": lines[-1] if lines else str(done.returncode)}
-    return {**json.loads(done.stdout.strip().splitlines()[-1]), "error": ""}
-
-
 def run_all(args: argparse.Namespace, writer) -> list[dict]:
     """Every objective on dataset 1, then dataset 2, ...; returns the fastest fit of each."""
     best = []
@@ -236,7 +221,7 @@ def run_all(args: argparse.Namespace, writer) -> list[dict]:
             fits = []
             for repeat in range(1, args.repeats + 1):
                 row = {"dataset": name, "depth": args.depth, "objective": objective,
-                       "api": args.api, "repeat": repeat, **run_in_worker(job)}
+                       "api": args.api, "repeat": repeat, **run_script_worker(__file__, job)}
                 fits.append(row)
                 if writer:
                     writer.writerow({column: row.get(column, "") for column in CSV_COLUMNS})
