@@ -17,23 +17,12 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-import time
 from functools import partial
 
 import numpy as np
 from _solvers import load_dataset
 from objectives import DEFAULT_DATASETS, default_data_dir
-
-
-def fastest(make, X, y, repeats: int):
-    """The time of the fastest of ``repeats`` fits of ``make()`` on (X, y), and its model."""
-    best = (math.inf, None)
-    for _ in range(repeats):
-        model = make()
-        start = time.perf_counter()
-        model.fit(X, y)
-        best = min(best, (time.perf_counter() - start, model), key=lambda pair: pair[0])
-    return best
+from regression import fastest
 
 
 def main(argv: list[str]) -> int:
