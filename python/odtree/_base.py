@@ -100,24 +100,27 @@ class OptimalTreeBase(BaseEstimator):
                                               dtype=object)
         return binary_X
 
-    def _fit_tree(self, binary_X, labels, n_classes, weight, **objective) -> dict:
+    def _fit_tree(self, binary_X, labels, n_classes, weight, *, max_leaf_nodes=None,
+                  **objective) -> dict:
         """Runs the search on the kept rows (``weight > 0``) and sets the fitted attributes.
 
-        ``objective`` holds the objective's arguments of ``Solver.solve``.
+        ``max_leaf_nodes`` caps the leaves (else ``self.max_leaf_nodes`` does); ``objective``
+        holds the objective's arguments of ``Solver.solve``.
         """
         from . import _core  # the compiled search; imported here so the rest works without it
 
         kept = weight > 0
         memory_limit = None if self.memory_limit is None else parse_bytes(self.memory_limit)
         solver = _core.Solver(binary_X, labels, n_classes)
-        max_nodes = (None if self.max_leaf_nodes is None
-                     else min(self.max_leaf_nodes - 1, 2**32 - 1))
+        leaves = self.max_leaf_nodes if max_leaf_nodes is None else max_leaf_nodes
+        max_nodes = None if leaves is None else min(leaves - 1, 2**32 - 1)
+        upper_bound = getattr(self, "upper_bound", None)  # clusterers have none
         n_rows = len(weight)
         result = solver.solve(
             max_depth=self.max_depth,
             # beyond the number of rows, every value means "no split"
             min_samples_leaf=min(self.min_samples_leaf, n_rows + 1),
-            upper_bound=np.inf if self.upper_bound is None else float(self.upper_bound),
+            upper_bound=np.inf if upper_bound is None else float(upper_bound),
             search=self.search,
             max_nodes=max_nodes,
             leaf_penalty=float(self.ccp_alpha) * float(weight.sum()),
@@ -201,6 +204,14 @@ class OptimalTreeBase(BaseEstimator):
         -------
         leaves : ndarray of int64, shape (n_samples,)
             Leaf node ids.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from odtree import OptimalTreeClassifier
+        >>> X = np.array([[0], [1], [1], [0]])
+        >>> OptimalTreeClassifier(max_depth=1).fit(X, [0, 1, 1, 0]).apply(X).tolist()
+        [1, 2, 2, 1]
         """
         binary_X = self._binarize(X)
         return self.tree_.apply(binary_X)

@@ -154,7 +154,7 @@ class OptimalTreeClassifier(ClassifierMixin, OptimalTreeBase):
     >>> X, y = load_iris(return_X_y=True)
     >>> model = OptimalTreeClassifier(max_depth=2).fit(X, y)
     >>> model.optimal_, model.objective_
-    (True, 6.0)
+    (True, 8.0)
     >>> model.predict(X[:3]).tolist()
     [0, 0, 0]
     """
@@ -267,28 +267,6 @@ class OptimalTreeClassifier(ClassifierMixin, OptimalTreeBase):
 
             return {"objective": "error_function", "function": on_input_rows, "labelled": True}
         return {"objective": "misclassification"}
-
-    def apply(self, X) -> np.ndarray:
-        """Index of the leaf (in ``tree_``) that each row of ``X`` reaches.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Rows to route through the tree.
-
-        Returns
-        -------
-        leaves : ndarray of int64, shape (n_samples,)
-            Leaf node ids.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> X = np.array([[0], [1], [1], [0]])
-        >>> OptimalTreeClassifier(max_depth=1).fit(X, [0, 1, 1, 0]).apply(X).tolist()
-        [1, 2, 2, 1]
-        """
-        return super().apply(X)
 
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities: the weighted class shares of the training rows in each leaf.

@@ -110,8 +110,6 @@ wipe_strategy, wipe_factor, thresholds, n_thresholds
         self.thresholds = thresholds
         self.n_thresholds = n_thresholds
 
-    upper_bound = None
-
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, sample_weight=None):
         """Find the optimal clustering tree.
@@ -132,13 +130,9 @@ wipe_strategy, wipe_factor, thresholds, n_thresholds
         """
         start = time.perf_counter()
         leaf_caps = [c for c in (self.n_clusters, self.max_leaf_nodes) if c is not None]
-        saved = self.max_leaf_nodes
-        self.max_leaf_nodes = min(leaf_caps) if leaf_caps else None
-        try:
-            binary_X, kept, X = self._fit_unlabelled(X, sample_weight, lambda X, kept: {
-                "objective": "centroid", "points": np.ascontiguousarray(_points(X)[kept])})
-        finally:
-            self.max_leaf_nodes = saved
+        binary_X, kept, X = self._fit_unlabelled(X, sample_weight, lambda X, kept: {
+            "objective": "centroid", "points": np.ascontiguousarray(_points(X)[kept]),
+            "max_leaf_nodes": min(leaf_caps) if leaf_caps else None})
         points = _points(X)[kept]
         leaves = np.flatnonzero(self.tree_.is_leaf_mask())
         self._cluster_of = np.full(self.tree_.node_count, -1, dtype=np.int64)

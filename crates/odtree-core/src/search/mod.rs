@@ -687,12 +687,25 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
         };
         let len = stats.len();
         level.gains.resize(self.data.n_features(), 0.0);
+        level.negative.resize(len, 0.0);
         for &f in &level.candidates {
             let slot = f as usize * len..(f as usize + 1) * len;
             let positive = &level.positive[slot.clone()];
             level.gains[f as usize] = match gain {
                 Some(gain) => gain(stats, positive),
-                None => -self.split_cost(level, f, stats),
+                // the objective of the two leaves, negated: cheaper splits rank higher
+                None => {
+                    let negative = if self.statistics.additive() {
+                        for (n, (s, p)) in level.negative.iter_mut().zip(stats.iter().zip(positive))
+                        {
+                            *n = s - p;
+                        }
+                        &level.negative[..]
+                    } else {
+                        &level.negatives[slot]
+                    };
+                    -(self.objective.leaf_cost(positive) + self.objective.leaf_cost(negative))
+                }
             };
         }
         let gains = &level.gains;
@@ -704,20 +717,6 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
                 order
             }
         });
-    }
-
-    /// The objective of splitting the node on `f` into two leaves.
-    fn split_cost(&self, level: &Level, f: u32, stats: &[f64]) -> f64 {
-        let len = stats.len();
-        let slot = f as usize * len..(f as usize + 1) * len;
-        let positive = &level.positive[slot.clone()];
-        let negative_cost = if self.statistics.additive() {
-            let negative: Vec<f64> = stats.iter().zip(positive).map(|(s, p)| s - p).collect();
-            self.objective.leaf_cost(&negative)
-        } else {
-            self.objective.leaf_cost(&level.negatives[slot])
-        };
-        self.objective.leaf_cost(positive) + negative_cost
     }
 
     /// Rebuilds the best tree from the cache (spec §5.5).
