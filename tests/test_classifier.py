@@ -62,7 +62,7 @@ def test_default_parameters():
         "max_leaf_nodes": None, "ccp_alpha": 0.0, "lexicographic": False, "search": "murtree",
         "cache": None, "branching": None, "depth2_solver": None, "incremental_counting": None,
         "similarity_bound": None, "child_order": None, "memory_limit": None,
-        "max_cache_entries": None, "wipe_strategy": "reuses", "wipe_factor": 0.5,
+        "max_cache_entries": None, "wipe_strategy": "reuses", "wipe_factor": 0.1,
         "thresholds": "quantile", "n_thresholds": 10, "cost_matrix": None,
         "fast_error_function": None, "error_function": None,
     }

@@ -80,9 +80,10 @@ class OptimalTreeClassifier(ClassifierMixin, OptimalTreeBase):
         Most cache entries (trie nodes, or hash-table keys) the search may hold, the unit of
         the memory-bounded DL8.5 paper. Works like ``memory_limit``; both may be set.
     wipe_strategy : {"reuses", "descendants", "all"}, default="reuses"
-        Which entries a wipe frees first: those least reused, those with the fewest
-        descendants (cheapest to recompute), or every entry the search can spare.
-    wipe_factor : float, default=0.5
+        Which entries a wipe frees first, among those the search can no longer reach or will
+        reach last: those least reused, those with the fewest descendants (cheapest to
+        recompute), or every entry the search can spare.
+    wipe_factor : float, default=0.1
         The share of the entries a wipe frees: of ``max_cache_entries``, or of the entries
         held when only ``memory_limit`` is set.
     thresholds : {"quantile", "midpoints", "tree"}, default="quantile"
@@ -171,7 +172,7 @@ class OptimalTreeClassifier(ClassifierMixin, OptimalTreeBase):
                  cache=None,
                  branching=None, depth2_solver=None, incremental_counting=None,
                  similarity_bound=None, child_order=None, memory_limit=None,
-                 max_cache_entries=None, wipe_strategy="reuses", wipe_factor=0.5,
+                 max_cache_entries=None, wipe_strategy="reuses", wipe_factor=0.1,
                  thresholds="quantile", n_thresholds=10, cost_matrix=None,
                  fast_error_function=None, error_function=None):
         self.max_depth = max_depth

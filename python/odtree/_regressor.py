@@ -91,7 +91,7 @@ cache_peak_bytes_, n_wipes_
                  lexicographic=False, search="murtree", cache=None, branching=None,
                  depth2_solver=None, incremental_counting=None, similarity_bound=None,
                  child_order=None, memory_limit=None, max_cache_entries=None,
-                 wipe_strategy="reuses", wipe_factor=0.5, thresholds="quantile",
+                 wipe_strategy="reuses", wipe_factor=0.1, thresholds="quantile",
                  n_thresholds=10):
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf

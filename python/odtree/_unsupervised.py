@@ -87,7 +87,7 @@ wipe_strategy, wipe_factor, thresholds, n_thresholds
                  max_leaf_nodes=None, ccp_alpha=0.0, lexicographic=False, search="murtree",
                  cache=None, branching=None, depth2_solver=None, incremental_counting=None,
                  similarity_bound=None, child_order=None, memory_limit=None,
-                 max_cache_entries=None, wipe_strategy="reuses", wipe_factor=0.5,
+                 max_cache_entries=None, wipe_strategy="reuses", wipe_factor=0.1,
                  thresholds="quantile", n_thresholds=10):
         self.max_depth = max_depth
         self.n_clusters = n_clusters
@@ -242,7 +242,7 @@ wipe_strategy, wipe_factor, thresholds, n_thresholds
                  ccp_alpha=0.0, lexicographic=False, search="murtree", cache=None,
                  branching=None, depth2_solver=None, incremental_counting=None,
                  similarity_bound=None, child_order=None, memory_limit=None,
-                 max_cache_entries=None, wipe_strategy="reuses", wipe_factor=0.5,
+                 max_cache_entries=None, wipe_strategy="reuses", wipe_factor=0.1,
                  thresholds="quantile", n_thresholds=10):
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf

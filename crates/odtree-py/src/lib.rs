@@ -137,7 +137,7 @@ impl PySolver {
                         leaf_penalty=0.0, lexicographic=false, cache=None, branching=None, depth2=None,
                         incremental=None, similarity_bound=None, child_order=None,
                         memory_limit=None, max_cache_entries=None, wipe_strategy="reuses",
-                        wipe_factor=0.5, sample_weight=None, time_limit=None,
+                        wipe_factor=0.1, sample_weight=None, time_limit=None,
                         objective="misclassification", cost_matrix=None, targets=None,
                         quantile=0.5, quantiles=None, points=None, function=None,
                         labelled=true))]

@@ -3,6 +3,7 @@
 
 use super::hash::{HashIndex, HashKey};
 use super::Key;
+use crate::data::Item;
 
 /// The cover's non-zero words with their indices as the key.
 #[derive(Clone, Copy, Debug, Default)]
@@ -26,6 +27,10 @@ impl HashKey for ByRows {
 
     fn len(key: Key) -> usize {
         key.cover.word_indices().len()
+    }
+
+    fn path(_: &[(u32, u64)], _: &mut Vec<Item>) -> bool {
+        false
     }
 }
 

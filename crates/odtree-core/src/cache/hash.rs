@@ -172,6 +172,8 @@ pub trait HashKey: Clone + Debug + Default {
     fn items<'a>(key: Key<'a>) -> impl Iterator<Item = Self::Item> + 'a;
     /// Number of units of the key.
     fn len(key: Key) -> usize;
+    /// Writes the path a stored key is, if it is one.
+    fn path(stored: &[Self::Item], path: &mut Vec<Item>) -> bool;
 }
 
 /// A hash index over keys stored flat, read off the node as `K` says.
@@ -214,6 +216,10 @@ impl<K: HashKey> KeyIndex for HashIndex<K> {
 
     fn new_slots(&self, key: Key) -> usize {
         usize::from(self.find(key).is_none())
+    }
+
+    fn path(&self, id: u32, path: &mut Vec<Item>) -> bool {
+        K::path(self.keys.key(id), path)
     }
 
     fn remove(&mut self, id: u32) {
@@ -261,6 +267,11 @@ impl HashKey for ByPath {
 
     fn len(key: Key) -> usize {
         key.path.len()
+    }
+
+    fn path(stored: &[Item], path: &mut Vec<Item>) -> bool {
+        path.extend_from_slice(stored);
+        true
     }
 }
 

@@ -9,8 +9,9 @@
 //! All storage is flat (a few large vectors), so a cache of millions of entries is freed at
 //! once and its size in bytes is read off the vectors' capacities.
 //!
-//! A cache may be bounded (spec §6): [`Cache::wipe`] frees the keys a [`WipeStrategy`] ranks
-//! lowest, except those the search protects. Freed ids and entries go to free lists and are
+//! A cache may be bounded (spec §6): [`Cache::wipe`] frees the keys ranked lowest, first by
+//! a tier the search gives (whether its recursion stack can still reach the key, and how
+//! soon), then by a [`WipeStrategy`], except those the search protects. Freed ids and entries go to free lists and are
 //! reused, so the vectors stop growing; each id has a generation, bumped when it is freed,
 //! so a [`Handle`] held across a wipe can tell whether it still names the same key.
 
@@ -170,6 +171,9 @@ pub trait KeyIndex: Default {
     }
     /// At most how many ids inserting `key` creates.
     fn new_slots(&self, key: Key) -> usize;
+    /// Writes the path of `id` into `path` (in any order) and returns true, or returns false
+    /// when the index is not keyed by paths.
+    fn path(&self, id: u32, path: &mut Vec<Item>) -> bool;
     /// Frees `id` (in a nested index, one without children).
     fn remove(&mut self, id: u32);
     /// Finishes a batch of removals.
@@ -185,10 +189,11 @@ pub trait KeyIndex: Default {
     }
 }
 
-/// Which keys a wipe frees first (spec §6.6).
+/// Which keys a wipe frees first (spec §6.6), among those of the lowest tier.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WipeStrategy {
-    /// The least reused (a trie counts a visit for every prefix on the way).
+    /// The least reused: a key scores the lookups that found it (a trie counts a visit for
+    /// every prefix on the way) plus the keys its own solving created, which each reuse saves.
     Reuses,
     /// Those with the fewest descendants: trie nodes below them, or for hash indexes the keys
     /// created while they were being solved.
@@ -241,7 +246,7 @@ pub struct Cache<I, C> {
     strategy: Option<WipeStrategy>,
     /// Per id: bumped each time the id is freed.
     generations: Vec<u32>,
-    /// Per id: the strategy's score (reuses, or keys created while it was solved).
+    /// Per id: the strategy's score (reuses and work, or keys created while it was solved).
     scores: Vec<u32>,
     stats: CacheStats,
 }
@@ -347,12 +352,30 @@ impl<I: KeyIndex, C: Cost> Cache<I, C> {
         }
     }
 
-    /// Records that solving `id` created `keys` keys (the descendants score of hash indexes).
+    /// Records that solving `id` created `keys` keys: added to its reuses score, and the
+    /// descendants score of hash indexes.
     pub fn record_work(&mut self, id: u32, keys: usize) {
-        if self.strategy == Some(WipeStrategy::Descendants) && !I::NESTED {
-            let score = &mut self.scores[id as usize];
-            *score = (*score).max(keys.min(u32::MAX as usize) as u32);
+        let keys = keys.min(u32::MAX as usize) as u32;
+        match self.strategy {
+            Some(WipeStrategy::Reuses) => {
+                self.scores[id as usize] = self.scores[id as usize].saturating_add(keys);
+            }
+            Some(WipeStrategy::Descendants) if !I::NESTED => {
+                self.scores[id as usize] = self.scores[id as usize].max(keys);
+            }
+            _ => {}
         }
+    }
+
+    /// One more than the largest id ever handed out.
+    pub fn slots(&self) -> usize {
+        self.index.slots()
+    }
+
+    /// Writes the path of live `id` into `path`; false if freed or not keyed by paths.
+    pub fn path(&self, id: u32, path: &mut Vec<Item>) -> bool {
+        path.clear();
+        self.index.removable(id) && self.index.path(id, path)
     }
 
     fn note_bytes(&mut self) {
@@ -497,13 +520,16 @@ impl<I: KeyIndex, C: Cost> Cache<I, C> {
         depths + self.index.removal_scratch() + extra * size_of::<u32>()
     }
 
-    /// Frees about `target` keys, lowest `strategy` score first, never a key in `protected`
-    /// (nor, in a nested index, its ancestors). Returns how many were freed.
+    /// Frees about `target` keys, lowest rank first: by `tiers[id]` (ids beyond it are tier
+    /// 0), then by `strategy` score. Never frees a key in `protected`, nor in a nested index
+    /// its ancestors; there a key ranks at least as high as its descendants, so children go
+    /// before their parents. Returns how many keys were freed.
     pub fn wipe(
         &mut self,
         protected: &mut Vec<u32>,
         target: usize,
         strategy: WipeStrategy,
+        tiers: &[u8],
     ) -> usize {
         for i in 0..protected.len() {
             let mut at = protected[i];
@@ -517,33 +543,6 @@ impl<I: KeyIndex, C: Cost> Cache<I, C> {
         let slots = self.index.slots() as u32;
         let candidate =
             |index: &I, id: u32| index.removable(id) && protected.binary_search(&id).is_err();
-        if strategy == WipeStrategy::Descendants && I::NESTED {
-            self.scores.iter_mut().for_each(|s| *s = 0);
-            for id in (0..slots).filter(|&id| self.index.removable(id)) {
-                let mut at = id;
-                while let Some(parent) = self.index.parent(at) {
-                    self.scores[parent as usize] = self.scores[parent as usize].saturating_add(1);
-                    at = parent;
-                }
-            }
-        }
-        let score = |scores: &[u32], id: u32| match strategy {
-            WipeStrategy::All => 0,
-            _ => bucket(scores[id as usize]),
-        };
-        let mut counts = [0usize; BUCKETS];
-        for id in (0..slots).filter(|&id| candidate(&self.index, id)) {
-            counts[score(&self.scores, id)] += 1;
-        }
-        // free every bucket below `threshold`, and `quota` keys of the threshold bucket
-        let (mut threshold, mut quota, mut below) = (BUCKETS, 0, 0);
-        for (b, &count) in counts.iter().enumerate() {
-            if below + count >= target {
-                (threshold, quota) = (b, target - below);
-                break;
-            }
-            below += count;
-        }
         // a nested index frees deeper keys first, so children go before their parents
         let depths: Vec<u8> = if I::NESTED {
             (0..slots)
@@ -561,6 +560,49 @@ impl<I: KeyIndex, C: Cost> Cache<I, C> {
             Vec::new()
         };
         let max_depth = depths.iter().copied().max().unwrap_or(0);
+        if strategy == WipeStrategy::Descendants && I::NESTED {
+            self.scores.iter_mut().for_each(|s| *s = 0);
+            for id in (0..slots).filter(|&id| self.index.removable(id)) {
+                let mut at = id;
+                while let Some(parent) = self.index.parent(at) {
+                    self.scores[parent as usize] = self.scores[parent as usize].saturating_add(1);
+                    at = parent;
+                }
+            }
+        }
+        let mut ranks: Vec<u32> = (0..slots as usize)
+            .map(|id| match strategy {
+                WipeStrategy::All => 0,
+                _ => {
+                    // a trie's root may exist before any id has a score
+                    let tier = tiers.get(id).copied().unwrap_or(0) as u32;
+                    let score = self.scores.get(id).copied().unwrap_or(0);
+                    tier * BUCKETS as u32 + bucket(score) as u32
+                }
+            })
+            .collect();
+        if I::NESTED {
+            for depth in (1..=max_depth).rev() {
+                for id in (0..slots).filter(|&id| depths[id as usize] == depth) {
+                    if let Some(parent) = self.index.parent(id) {
+                        ranks[parent as usize] = ranks[parent as usize].max(ranks[id as usize]);
+                    }
+                }
+            }
+        }
+        let mut counts = vec![0usize; ranks.iter().max().map_or(1, |&r| r as usize + 1)];
+        for id in (0..slots).filter(|&id| candidate(&self.index, id)) {
+            counts[ranks[id as usize] as usize] += 1;
+        }
+        // free every rank below `threshold`, and `quota` keys of the threshold rank
+        let (mut threshold, mut quota, mut below) = (counts.len() as u32, 0, 0);
+        for (rank, &count) in counts.iter().enumerate() {
+            if below + count >= target {
+                (threshold, quota) = (rank as u32, target - below);
+                break;
+            }
+            below += count;
+        }
         let mut freed = 0;
         for in_threshold in [false, true] {
             for depth in (0..=max_depth).rev() {
@@ -571,11 +613,11 @@ impl<I: KeyIndex, C: Cost> Cache<I, C> {
                     {
                         continue;
                     }
-                    let b = score(&self.scores, id);
+                    let rank = ranks[id as usize];
                     let chosen = if in_threshold {
-                        b == threshold && quota > 0
+                        rank == threshold && quota > 0
                     } else {
-                        b < threshold
+                        rank < threshold
                     };
                     if chosen {
                         quota -= usize::from(in_threshold);

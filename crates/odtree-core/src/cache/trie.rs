@@ -123,6 +123,15 @@ impl KeyIndex for TrieIndex {
         !self.nodes[id as usize].edges.is_empty()
     }
 
+    fn path(&self, id: u32, path: &mut Vec<Item>) -> bool {
+        let mut at = id;
+        while let Some(parent) = self.parent(at) {
+            path.push(self.nodes[at as usize].item);
+            at = parent;
+        }
+        true
+    }
+
     fn new_slots(&self, key: Key) -> usize {
         let mut node = 0u32;
         for (at, &item) in key.path.iter().enumerate() {

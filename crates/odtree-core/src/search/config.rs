@@ -57,7 +57,7 @@ impl Default for MemoryLimits {
             max_bytes: None,
             max_entries: None,
             strategy: WipeStrategy::Reuses,
-            wipe_factor: 0.5,
+            wipe_factor: 0.1,
         }
     }
 }

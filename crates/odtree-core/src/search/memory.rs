@@ -5,7 +5,7 @@ use super::{entry_margin, Cost, Engine, Outcome};
 use crate::budget::Stop;
 use crate::cache::{Decision, Key, KeyIndex, Limits, WipeStrategy};
 use crate::cover::Cover;
-use crate::data::{item, Dataset, Item};
+use crate::data::{item, item_feature, Dataset, Item};
 use crate::objective::Objective;
 use crate::stats::Weights;
 use std::mem::size_of;
@@ -70,13 +70,77 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
         };
         for &(strategy, target) in rounds {
             let mut protected = self.protected();
-            self.cache.wipe(&mut protected, target, strategy);
+            let tiers = self.tiers();
+            self.cache.wipe(&mut protected, target, strategy, &tiers);
             if self.fits() {
                 return true;
             }
         }
         self.budget.stop(Stop::MemoryLimit);
         false
+    }
+
+    /// Records the loop order of the node about to become the deepest frame.
+    pub(super) fn note_loop(&mut self, candidates: &[u32]) {
+        let at = self.frames.len();
+        if self.loop_ranks.len() <= at {
+            self.loop_ranks.resize_with(at + 1, Vec::new);
+        }
+        let ranks = &mut self.loop_ranks[at];
+        ranks.clear();
+        ranks.resize(self.data.n_features(), u32::MAX);
+        for (place, &f) in candidates.iter().enumerate() {
+            ranks[f as usize] = place as u32;
+        }
+    }
+
+    /// Per id, how soon the search may look its key up again; a wipe frees the lowest tiers
+    /// first. A node only looks up keys that contain its path, so a key is reachable from a
+    /// frame whose path it contains, through a test of the key still ahead in the frame's
+    /// loop. The tier is 1 + the deepest such frame, 0 if none is left, and one more than the
+    /// deepest frame for the current node's own subtree. Empty when keys are rows, not paths.
+    fn tiers(&self) -> Vec<u8> {
+        if I::BY_ROWS {
+            return Vec::new();
+        }
+        let top = (self.frames.len() + 1).min(u8::MAX as usize) as u8;
+        let mut tiers = vec![0u8; self.cache.slots()];
+        let mut path = Vec::new();
+        // per test of the key: its place on the trail (`usize::MAX`: not on it)
+        let mut places = Vec::new();
+        for (id, tier) in tiers.iter_mut().enumerate() {
+            if !self.cache.path(id as u32, &mut path) {
+                continue;
+            }
+            places.clear();
+            places.extend(path.iter().map(|test| {
+                self.trail
+                    .iter()
+                    .position(|t| t == test)
+                    .unwrap_or(usize::MAX)
+            }));
+            // the trail's longest prefix inside the key
+            let reached = (0..self.trail.len())
+                .find(|&i| !places.contains(&i))
+                .unwrap_or(self.trail.len());
+            if reached == self.trail.len() {
+                *tier = top;
+                continue;
+            }
+            let deepest = self.frames.iter().enumerate().rev().find(|(j, frame)| {
+                let ranks = &self.loop_ranks[*j];
+                frame.depth <= reached
+                    && path.iter().zip(&places).any(|(&test, &place)| {
+                        let rank = ranks[item_feature(test) as usize];
+                        place >= frame.depth
+                            && rank != u32::MAX
+                            && (rank > frame.position
+                                || rank == frame.position && place != frame.depth)
+                    })
+            });
+            *tier = deepest.map_or(0, |(j, _)| (j + 1).min(u8::MAX as usize) as u8);
+        }
+        tiers
     }
 
     /// Whether the current node's key, and the entries that may follow it before the next
@@ -256,7 +320,8 @@ pub(super) fn working_bytes(
     similarity: bool,
 ) -> usize {
     let (f, w, levels) = (data.n_features(), data.n_words(), max_depth as usize + 2);
-    let per_level = f * (2 * n_stats * size_of::<f64>() + 3 * size_of::<u32>());
+    // statistics, row counts, candidates, gains and the loop ranks of each depth
+    let per_level = f * (2 * n_stats * size_of::<f64>() + 4 * size_of::<u32>());
     // the search's cover, and the wipe's walk
     let covers = 2 * levels * w * (size_of::<u64>() + size_of::<u32>() + size_of::<u64>());
     let depth2 = if depth2 {

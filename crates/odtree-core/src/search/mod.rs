@@ -87,6 +87,8 @@ struct Frame {
     depth: usize,
     /// The feature whose children are being solved.
     feature: Option<u32>,
+    /// Its place in the node's loop over candidates.
+    position: u32,
     /// The best split found so far.
     best: Option<Decision>,
     /// Keys the cache had created when the node was entered.
@@ -147,6 +149,9 @@ pub(crate) struct Engine<'a, I: KeyIndex, O: Objective, C: Cost> {
     trail: Vec<Item>,
     /// The nodes being branched on, root first.
     frames: Vec<Frame>,
+    /// Per frame, when the cache is bounded: each feature's place in the frame's loop
+    /// (`u32::MAX`: not a candidate), so that a wipe can tell which keys the stack may reach.
+    loop_ranks: Vec<Vec<u32>>,
     /// The root's limits.
     root_limits: Limits,
     /// Estimated bytes of everything the search holds besides the cache.
@@ -207,6 +212,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
             path: Vec::new(),
             trail: Vec::new(),
             frames: Vec::new(),
+            loop_ranks: Vec::new(),
             root_limits: Limits::normalised(0, 0),
             working_bytes,
             repaired: 0,
@@ -361,11 +367,15 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
             self.solve_depth2(&level, id, limits, stats, rows, leaf)
         } else {
             self.order(&mut level, stats);
+            if self.config.memory.is_bounded() {
+                self.note_loop(&level.candidates);
+            }
             self.frames.push(Frame {
                 handle,
                 limits,
                 depth: self.trail.len(),
                 feature: None,
+                position: 0,
                 best: None,
                 created: self.cache.stats().created,
             });
@@ -464,7 +474,9 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
         level.negative.resize(len, 0.0);
         'features: for index in 0..level.candidates.len() {
             let f = level.candidates[index];
-            self.frame().feature = Some(f);
+            let frame = self.frame();
+            frame.feature = Some(f);
+            frame.position = index as u32;
             let positive = &level.positive[f as usize * len..(f as usize + 1) * len];
             let positive_rows = level.positive_rows[f as usize];
             if self.statistics.additive() {
