@@ -512,12 +512,11 @@ impl<I: KeyIndex, C: Cost> Cache<I, C> {
 
     /// Bytes a wipe borrows, with `extra` more ids.
     fn wipe_scratch(&self, extra: usize) -> usize {
-        let depths = if I::NESTED {
-            self.index.slots() + extra
-        } else {
-            0
-        };
-        depths + self.index.removal_scratch() + extra * size_of::<u32>()
+        // per id: its depth, tier and rank, and its place in the order of freeing (twice)
+        let per_id = 2 + 3 * size_of::<u32>();
+        (self.index.slots() + extra) * per_id
+            + self.index.removal_scratch()
+            + extra * size_of::<u32>()
     }
 
     /// Frees about `target` keys, lowest rank first: by `tiers[id]` (ids beyond it are tier
@@ -541,28 +540,24 @@ impl<I: KeyIndex, C: Cost> Cache<I, C> {
         protected.sort_unstable();
         protected.dedup();
         let slots = self.index.slots() as u32;
-        let candidate =
-            |index: &I, id: u32| index.removable(id) && protected.binary_search(&id).is_err();
         // a nested index frees deeper keys first, so children go before their parents
-        let depths: Vec<u8> = if I::NESTED {
-            (0..slots)
-                .map(|id| {
-                    let mut depth = 0u8;
-                    let mut at = id;
-                    while let Some(parent) = self.index.parent(at) {
-                        depth = depth.saturating_add(1);
-                        at = parent;
-                    }
-                    depth
-                })
-                .collect()
-        } else {
-            Vec::new()
+        let depth = |id: u32| {
+            let mut depth = 0u8;
+            let mut at = id;
+            while let Some(parent) = self.index.parent(at) {
+                depth = depth.saturating_add(1);
+                at = parent;
+            }
+            depth
         };
-        let max_depth = depths.iter().copied().max().unwrap_or(0);
+        let mut order: Vec<u32> = (0..slots).filter(|&id| self.index.removable(id)).collect();
+        if I::NESTED {
+            let depths: Vec<u8> = (0..slots).map(depth).collect();
+            order.sort_by_key(|&id| std::cmp::Reverse(depths[id as usize]));
+        }
         if strategy == WipeStrategy::Descendants && I::NESTED {
             self.scores.iter_mut().for_each(|s| *s = 0);
-            for id in (0..slots).filter(|&id| self.index.removable(id)) {
+            for &id in &order {
                 let mut at = id;
                 while let Some(parent) = self.index.parent(at) {
                     self.scores[parent as usize] = self.scores[parent as usize].saturating_add(1);
@@ -582,16 +577,15 @@ impl<I: KeyIndex, C: Cost> Cache<I, C> {
             })
             .collect();
         if I::NESTED {
-            for depth in (1..=max_depth).rev() {
-                for id in (0..slots).filter(|&id| depths[id as usize] == depth) {
-                    if let Some(parent) = self.index.parent(id) {
-                        ranks[parent as usize] = ranks[parent as usize].max(ranks[id as usize]);
-                    }
+            for &id in &order {
+                if let Some(parent) = self.index.parent(id) {
+                    ranks[parent as usize] = ranks[parent as usize].max(ranks[id as usize]);
                 }
             }
         }
+        order.retain(|&id| protected.binary_search(&id).is_err());
         let mut counts = vec![0usize; ranks.iter().max().map_or(1, |&r| r as usize + 1)];
-        for id in (0..slots).filter(|&id| candidate(&self.index, id)) {
+        for &id in &order {
             counts[ranks[id as usize] as usize] += 1;
         }
         // free every rank below `threshold`, and `quota` keys of the threshold rank
@@ -603,29 +597,22 @@ impl<I: KeyIndex, C: Cost> Cache<I, C> {
             }
             below += count;
         }
+        let (lower, at): (Vec<u32>, Vec<u32>) = order
+            .into_iter()
+            .filter(|&id| ranks[id as usize] <= threshold)
+            .partition(|&id| ranks[id as usize] < threshold);
         let mut freed = 0;
-        for in_threshold in [false, true] {
-            for depth in (0..=max_depth).rev() {
-                for id in 0..slots {
-                    if !candidate(&self.index, id)
-                        || (I::NESTED && depths[id as usize] != depth)
-                        || self.index.has_children(id)
-                    {
-                        continue;
-                    }
-                    let rank = ranks[id as usize];
-                    let chosen = if in_threshold {
-                        rank == threshold && quota > 0
-                    } else {
-                        rank < threshold
-                    };
-                    if chosen {
-                        quota -= usize::from(in_threshold);
-                        self.free(id);
-                        freed += 1;
-                    }
-                }
+        for id in lower.into_iter().chain(at) {
+            let at_threshold = ranks[id as usize] == threshold;
+            if at_threshold && quota == 0 {
+                break;
             }
+            if self.index.has_children(id) {
+                continue;
+            }
+            quota -= usize::from(at_threshold);
+            self.free(id);
+            freed += 1;
         }
         self.index.finish_removal();
         self.stats.wipes += 1;
@@ -708,6 +695,61 @@ mod tests {
         assert_eq!(Limits::normalised(4, 2), Limits { depth: 2, nodes: 2 });
         assert!(Limits::normalised(5, 0).is_leaf());
         assert_eq!(Limits::full_nodes(40), u32::MAX);
+    }
+
+    #[test]
+    fn wipes_free_low_tiers_first_and_never_a_parent_before_its_child() {
+        let data_rows = [0b1111u64];
+        let cover = Cover::new(&data_rows);
+        let mut cache = Cache::<TrieIndex, f64>::new(Some(WipeStrategy::Reuses));
+        let mut id = |path: &[Item]| {
+            cache.insert(Key {
+                path,
+                cover: &cover,
+            })
+        };
+        let (a, ac, b, bd) = (id(&[1]), id(&[1, 3]), id(&[2]), id(&[2, 5]));
+        let mut tiers = vec![0u8; cache.slots()];
+        // [1] is unreachable itself, but its child [1, 3] is reachable soon
+        (tiers[a as usize], tiers[ac as usize]) = (0, 2);
+        (tiers[b as usize], tiers[bd as usize]) = (1, 0);
+        let freed = cache.wipe(&mut Vec::new(), 2, WipeStrategy::Reuses, &tiers);
+        assert_eq!(freed, 2);
+        let live = |cache: &Cache<TrieIndex, f64>, path: &[Item]| {
+            cache
+                .find(Key {
+                    path,
+                    cover: &cover,
+                })
+                .is_some()
+        };
+        assert!(!live(&cache, &[2, 5]) && !live(&cache, &[2]));
+        assert!(live(&cache, &[1]) && live(&cache, &[1, 3]));
+        // within a tier, the more reused key stays
+        let mut cache = Cache::<PathIndex, f64>::new(Some(WipeStrategy::Reuses));
+        let mut id = |path: &[Item]| {
+            cache.insert(Key {
+                path,
+                cover: &cover,
+            })
+        };
+        let (x, y) = (id(&[4]), id(&[6]));
+        id(&[6]);
+        cache.record_work(x, 0);
+        cache.wipe(&mut Vec::new(), 1, WipeStrategy::Reuses, &[1, 1]);
+        assert!(cache
+            .find(Key {
+                path: &[4],
+                cover: &cover
+            })
+            .is_none());
+        assert_eq!(
+            cache.find(Key {
+                path: &[6],
+                cover: &cover
+            }),
+            Some(y)
+        );
     }
 
     #[test]

@@ -70,7 +70,10 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
         };
         for &(strategy, target) in rounds {
             let mut protected = self.protected();
-            let tiers = self.tiers();
+            let tiers = match strategy {
+                WipeStrategy::All => Vec::new(),
+                _ => self.tiers(),
+            };
             self.cache.wipe(&mut protected, target, strategy, &tiers);
             if self.fits() {
                 return true;
@@ -97,8 +100,9 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
     /// Per id, how soon the search may look its key up again; a wipe frees the lowest tiers
     /// first. A node only looks up keys that contain its path, so a key is reachable from a
     /// frame whose path it contains, through a test of the key still ahead in the frame's
-    /// loop. The tier is 1 + the deepest such frame, 0 if none is left, and one more than the
-    /// deepest frame for the current node's own subtree. Empty when keys are rows, not paths.
+    /// loop. The tier is 1 + the deepest such frame, or 0 if none is left; keys containing
+    /// the whole trail (the current node's own subtree) rank one above the deepest frame.
+    /// Empty when keys are rows, not paths.
     fn tiers(&self) -> Vec<u8> {
         if I::BY_ROWS {
             return Vec::new();
