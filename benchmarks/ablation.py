@@ -30,9 +30,9 @@ from pathlib import Path
 from _solvers import load_dataset
 from compare import (
     WORKER_FLAG,
+    add_data_dir_option,
     check_datasets,
     dataset_path,
-    default_data_dir,
     format_line,
     geometric_mean,
     report_disagreements,
@@ -88,14 +88,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--repeats", type=int, default=1, help="fits per variant and dataset (default: 1)"
     )
     parser.add_argument("--csv", type=Path, help="also write one row per fit to this CSV file")
-    parser.add_argument(
-        "--data-dir", type=Path, default=default_data_dir(),
-        help="folder of the benchmark files (default: $ODTREE_DATA, else ../shared/datasets "
-        "next to the repository)",
-    )
+    add_data_dir_option(parser)
     args = parser.parse_args(argv)
-    if not args.data_dir.is_dir():
-        parser.error(f"data directory {args.data_dir} not found: set --data-dir or ODTREE_DATA")
     args.datasets = args.datasets.split(",")
     check_datasets(parser, args.data_dir, args.datasets)
     if args.depth < 0 or args.repeats < 1 or args.time_limit <= 0:

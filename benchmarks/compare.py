@@ -80,11 +80,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--csv", type=Path, help="output CSV (default: compare-<date>-<time>.csv here)"
     )
-    parser.add_argument(
-        "--data-dir", type=Path, default=default_data_dir(),
-        help="folder of the benchmark files (default: $ODTREE_DATA, else ../shared/datasets "
-        "next to the repository)",
-    )
+    add_data_dir_option(parser)
     parser.add_argument(
         "--suite", action="store_true",
         help="every top-level set at depths 2-5, odtree and pystreed, 60 s",
@@ -94,8 +90,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     for key, value in (SUITE if args.suite else DEFAULTS).items():
         if getattr(args, key) is None:
             setattr(args, key, value)
-    if not args.data_dir.is_dir():
-        parser.error(f"data directory {args.data_dir} not found: set --data-dir or ODTREE_DATA")
+    check_data_dir(parser, args.data_dir)
     args.datasets = (
         args.datasets.split(",") if args.datasets else benchmark_names(args.data_dir)
     )
@@ -117,8 +112,24 @@ def dataset_path(data_dir: Path, name: str) -> Path:
     return data_dir / (name if name.endswith(".txt") else f"{name}.txt")
 
 
+def add_data_dir_option(parser) -> None:
+    """The ``--data-dir`` option every benchmark takes."""
+    parser.add_argument(
+        "--data-dir", type=Path, default=default_data_dir(),
+        help="folder of the benchmark files (default: $ODTREE_DATA, else ../shared/datasets "
+        "next to the repository)",
+    )
+
+
+def check_data_dir(parser, data_dir: Path) -> None:
+    """Stop with a usage error unless ``data_dir`` is a folder."""
+    if not data_dir.is_dir():
+        parser.error(f"data directory {data_dir} not found: set --data-dir or ODTREE_DATA")
+
+
 def check_datasets(parser, data_dir: Path, names) -> None:
     """Stop with a usage error unless ``data_dir`` holds every dataset of ``names``."""
+    check_data_dir(parser, data_dir)
     missing = [name for name in names if not dataset_path(data_dir, name).is_file()]
     if missing:
         parser.error(f"no such dataset(s) in {data_dir}: {', '.join(missing)}")

@@ -27,9 +27,9 @@ from pathlib import Path
 from _solvers import load_dataset
 from compare import (
     WORKER_FLAG,
+    add_data_dir_option,
     check_datasets,
     dataset_path,
-    default_data_dir,
     format_line,
     run_script_worker,
 )
@@ -57,12 +57,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--repeats", type=int, default=1,
                         help="fits per setting; the fastest is kept (default: 1)")
     parser.add_argument("--csv", type=Path, help="also write one row per fit to this CSV file")
-    parser.add_argument("--data-dir", type=Path, default=default_data_dir(),
-                        help="folder of the benchmark files (default: $ODTREE_DATA, else "
-                        "../shared/datasets next to the repository)")
+    add_data_dir_option(parser)
     args = parser.parse_args(argv)
-    if not args.data_dir.is_dir():
-        parser.error(f"data directory {args.data_dir} not found: set --data-dir or ODTREE_DATA")
     try:
         args.cases = [(name, int(depth)) for name, depth in
                       (case.split(":") for case in args.cases.split(","))]

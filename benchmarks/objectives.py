@@ -39,9 +39,9 @@ from _solvers import MAX_REPEAT_SECONDS, MAX_REPEATS, REPEAT_BELOW_SECONDS, load
 from compare import (
     OBJECTIVE_TOLERANCE,
     WORKER_FLAG,
+    add_data_dir_option,
     check_datasets,
     dataset_path,
-    default_data_dir,
     format_line,
     geometric_mean,
     run_script_worker,
@@ -85,12 +85,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="fit through the estimators or odtree._core.Solver; auto: the "
                         "estimators when odtree has OptimalTreeRegressor (default: auto)")
     parser.add_argument("--csv", type=Path, help="also write one row per fit to this CSV file")
-    parser.add_argument("--data-dir", type=Path, default=default_data_dir(),
-                        help="folder of the benchmark files (default: $ODTREE_DATA, else "
-                        "../shared/datasets next to the repository)")
+    add_data_dir_option(parser)
     args = parser.parse_args(argv)
-    if not args.data_dir.is_dir():
-        parser.error(f"data directory {args.data_dir} not found: set --data-dir or ODTREE_DATA")
     args.datasets = args.datasets.split(",")
     check_datasets(parser, args.data_dir, args.datasets)
     chosen = set(args.objectives.split(","))

@@ -21,7 +21,8 @@ from functools import partial
 
 import numpy as np
 from _solvers import load_dataset
-from objectives import DEFAULT_DATASETS, default_data_dir
+from compare import add_data_dir_option, check_datasets, dataset_path
+from objectives import DEFAULT_DATASETS
 from regression import fastest
 
 
@@ -31,8 +32,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--quantiles", default="0.1,0.25,0.5,0.75,0.9")
     parser.add_argument("--depth", type=int, default=3)
     parser.add_argument("--repeats", type=int, default=2)
-    parser.add_argument("--data-dir", default=default_data_dir(), dest="data_dir")
+    add_data_dir_option(parser)
     args = parser.parse_args(argv)
+    check_datasets(parser, args.data_dir, args.datasets.split(","))
 
     from odtree import OptimalTreeRegressor
 
@@ -42,7 +44,7 @@ def main(argv: list[str]) -> int:
     print("|---|---|---|---|")
     agree, ratios = True, []
     for name in args.datasets.split(","):
-        X, y = load_dataset(f"{args.data_dir}/{name}.txt")
+        X, y = load_dataset(dataset_path(args.data_dir, name))
         target = y + np.random.default_rng(0).normal(size=len(y))
         joint_s, joint = fastest(partial(OptimalTreeRegressor, max_depth=args.depth,
                                          criterion="quantile", quantiles=quantiles),

@@ -113,16 +113,16 @@ fn parse(name: &str, result: &Bound<'_, PyAny>, labels: Labels) -> PyResult<(f64
     Ok((error, Some(index)))
 }
 
-/// `error_function(rows)`: the rows of a leaf as an int64 array, sorted.
-pub struct RowsCallback {
+/// A Python leaf function, called once per distinct `K` (what it is given) and remembered.
+pub struct Callback<K, V> {
     function: Py<PyAny>,
     labels: Labels,
     failure: Arc<Failure>,
-    memo: Mutex<HashMap<Vec<u32>, (f64, u32)>>,
+    memo: Mutex<HashMap<K, V>>,
 }
 
-impl RowsCallback {
-    /// Calls `function` for every new leaf.
+impl<K, V> Callback<K, V> {
+    /// Calls `function` for every new `K`; its first exception goes to `failure`.
     pub fn new(function: Py<PyAny>, labels: Labels, failure: Arc<Failure>) -> Self {
         Self {
             function,
@@ -132,6 +132,9 @@ impl RowsCallback {
         }
     }
 }
+
+/// `error_function(rows)`: the rows of a leaf as an int64 array, sorted.
+pub type RowsCallback = Callback<Vec<u32>, (f64, u32)>;
 
 impl RowEvaluator for RowsCallback {
     fn n_stats(&self) -> usize {
@@ -168,25 +171,9 @@ impl RowEvaluator for RowsCallback {
     }
 }
 
-/// `fast_error_function(class_weights)`: the weight of each class in a leaf.
-pub struct ClassesCallback {
-    function: Py<PyAny>,
-    labels: Labels,
-    failure: Arc<Failure>,
-    memo: Mutex<HashMap<Vec<u64>, Leaf>>,
-}
-
-impl ClassesCallback {
-    /// Calls `function` for every new vector of class weights.
-    pub fn new(function: Py<PyAny>, labels: Labels, failure: Arc<Failure>) -> Self {
-        Self {
-            function,
-            labels,
-            failure,
-            memo: Mutex::new(HashMap::new()),
-        }
-    }
-}
+/// `fast_error_function(class_weights)`: the weight of each class in a leaf (memoised by
+/// the weights' bits).
+pub type ClassesCallback = Callback<Vec<u64>, Leaf>;
 
 impl Objective for ClassesCallback {
     fn statistics<'a>(&'a self, data: &'a Dataset, weights: &'a Weights) -> Statistics<'a> {

@@ -276,15 +276,19 @@ fn vec_growth<T>(v: &Vec<T>, free: usize, needed: usize) -> usize {
 impl<I: KeyIndex, C: Cost> Cache<I, C> {
     /// An empty cache; `strategy` is set for a bounded one.
     pub fn new(strategy: Option<WipeStrategy>) -> Self {
+        // an index may start with ids (a trie's root)
+        let index = I::default();
+        let slots = index.slots();
+        let per_id = if strategy.is_some() { slots } else { 0 };
         Self {
-            index: I::default(),
-            heads: Vec::new(),
+            index,
+            heads: vec![NONE; slots],
             entries: Vec::new(),
             free_entries: NONE,
             n_free_entries: 0,
             strategy,
-            generations: Vec::new(),
-            scores: Vec::new(),
+            generations: vec![0; per_id],
+            scores: vec![0; per_id],
             stats: CacheStats::default(),
         }
     }
@@ -383,8 +387,7 @@ impl<I: KeyIndex, C: Cost> Cache<I, C> {
     }
 
     fn entries_of(&self, id: u32) -> impl Iterator<Item = &Entry<C>> {
-        // a trie's root exists before anything is inserted
-        let mut at = self.heads.get(id as usize).copied().unwrap_or(NONE);
+        let mut at = self.heads[id as usize];
         std::iter::from_fn(move || {
             let entry = self.entries.get(at as usize)?;
             at = entry.next;
@@ -569,10 +572,8 @@ impl<I: KeyIndex, C: Cost> Cache<I, C> {
             .map(|id| match strategy {
                 WipeStrategy::All => 0,
                 _ => {
-                    // a trie's root may exist before any id has a score
                     let tier = tiers.get(id).copied().unwrap_or(0) as u32;
-                    let score = self.scores.get(id).copied().unwrap_or(0);
-                    tier * BUCKETS as u32 + bucket(score) as u32
+                    tier * BUCKETS as u32 + bucket(self.scores[id]) as u32
                 }
             })
             .collect();
