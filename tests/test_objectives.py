@@ -14,7 +14,6 @@ from odtree import (
     OptimalTreePredictor,
     OptimalTreeRegressor,
 )
-from sklearn.utils.estimator_checks import check_estimator
 from test_oracle import WEIGHTS, brute_force_objective
 
 ORACLE = settings(max_examples=1000, deadline=None, suppress_health_check=list(HealthCheck))
@@ -276,13 +275,6 @@ def test_predictor_serves_an_unsupervised_task():
     native = OptimalTreeRegressor(max_depth=2, criterion="absolute_error").fit(X, target)
     assert model.objective_ == pytest.approx(native.objective_)
     assert model.predict(X).shape == (40,)
-
-
-@pytest.mark.parametrize("estimator", [OptimalTreeRegressor(max_depth=2),
-                                       OptimalTreeClusterer(max_depth=2)],
-                         ids=["regressor", "clusterer"])
-def test_scikit_learn_estimator_checks(estimator):
-    check_estimator(estimator)
 
 
 def test_custom_objective_models_survive_json_and_export():
