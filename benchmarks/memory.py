@@ -11,6 +11,7 @@ Examples::
     python benchmarks/memory.py
     python benchmarks/memory.py --cases anneal:5,yeast:5 --shares 0.5,0.1 --repeats 3
     python benchmarks/memory.py --csv memory.csv
+    python benchmarks/memory.py --solver pydl85 --cases yeast:4 --shares 0.5,0.1
 
 See ``benchmarks/README.md`` for how to read the ratios.
 """
@@ -37,6 +38,8 @@ from compare import (
 #: Dataset and depth pairs that take seconds unbounded here; the paper's sets, shallower.
 DEFAULT_CASES = "anneal:6,diabetes:5,german-credit:5,kr-vs-kp:6,yeast:5"
 STRATEGIES = ("reuses", "descendants", "all")
+#: pydl8-5's names of the same strategies (its `wipe_type`).
+PYDL85_WIPES = {"reuses": "Reuses", "descendants": "Subnodes", "all": "All"}
 DEFAULT_SHARES = "1,0.5,0.25,0.1"
 
 CSV_COLUMNS = [
@@ -56,6 +59,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="seconds per fit (default: 600)")
     parser.add_argument("--repeats", type=int, default=1,
                         help="fits per setting; the fastest is kept (default: 1)")
+    parser.add_argument("--solver", choices=("odtree", "pydl85"), default="odtree",
+                        help="whose bounded cache to time, each with its default wipe factor "
+                        "(default: odtree)")
     parser.add_argument("--csv", type=Path, help="also write one row per fit to this CSV file")
     add_data_dir_option(parser)
     args = parser.parse_args(argv)
@@ -78,9 +84,11 @@ def _kib(key: str) -> int:
 
 def fit_once(job: dict) -> dict:
     """Fit one estimator as ``job`` says; return its result and its resident-memory growth."""
+    X, y = load_dataset(job["path"])
+    if job["solver"] == "pydl85":
+        return fit_pydl85(job, X, y)
     from odtree import OptimalTreeClassifier
 
-    X, y = load_dataset(job["path"])
     OptimalTreeClassifier(max_depth=1).fit(X, y)  # loads every module a fit uses
     estimator = OptimalTreeClassifier(max_depth=job["depth"], time_limit=job["time_limit"],
                                       max_cache_entries=job["cap"],
@@ -100,6 +108,29 @@ def fit_once(job: dict) -> dict:
     }
 
 
+def fit_pydl85(job: dict, X, y) -> dict:
+    """The same fit with pydl8-5's bounded trie. It reports its cache size at the end (its
+    peak when unbounded), neither bytes nor entries created again."""
+    from pydl85 import DL85Classifier, Wipe_Type
+
+    DL85Classifier(max_depth=1).fit(X, y)
+    estimator = DL85Classifier(max_depth=job["depth"], time_limit=job["time_limit"],
+                               maxcachesize=job["cap"] or 0,
+                               wipe_type=getattr(Wipe_Type, PYDL85_WIPES[job["strategy"]]))
+    with open("/proc/self/clear_refs", "w") as refs:
+        refs.write("5")
+    base = _kib("VmRSS:")
+    start = time.perf_counter()
+    estimator.fit(X, y)
+    seconds = time.perf_counter() - start
+    return {
+        "objective": float(estimator.error_),
+        "status": "time_limit" if estimator.timeout_ else "optimal", "seconds": seconds,
+        "peak_entries": int(estimator.lattice_size_), "created_entries": 0, "peak_bytes": 0,
+        "rss_growth": (_kib("VmHWM:") - base) * 1024, "wipes": "",
+    }
+
+
 def fastest(args, job: dict) -> dict:
     """The fastest of ``args.repeats`` fits of ``job``."""
     rows = [run_script_worker(__file__, job) for _ in range(args.repeats)]
@@ -109,7 +140,7 @@ def fastest(args, job: dict) -> dict:
 def run_case(args, name: str, depth: int, writer) -> list[dict]:
     """The unbounded fit, then every share and strategy; returns the table rows."""
     path = str(dataset_path(args.data_dir, name))
-    base = {"path": path, "depth": depth, "time_limit": args.time_limit}
+    base = {"path": path, "depth": depth, "time_limit": args.time_limit, "solver": args.solver}
     free = fastest(args, {**base, "cap": None, "strategy": "reuses"})
     rows = [{"dataset": name, "depth": depth, "share": None, "cap": None,
              "strategy": "unbounded", **free}]
