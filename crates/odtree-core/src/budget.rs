@@ -53,6 +53,17 @@ impl Budget {
         self.check_now()
     }
 
+    /// Whether the search must stop: reads the clock at once when `at_once` (before a step
+    /// that may take long, such as a Python callback), else as [`check`](Self::check) does.
+    #[inline]
+    pub fn exhausted(&mut self, at_once: bool) -> bool {
+        if at_once {
+            self.check_now().is_some()
+        } else {
+            self.check().is_some()
+        }
+    }
+
     /// Reads the clock and the interrupt flag now.
     pub fn check_now(&mut self) -> Option<Stop> {
         if self

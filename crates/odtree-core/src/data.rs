@@ -33,6 +33,9 @@ pub struct Dataset {
 }
 
 impl Dataset {
+    /// The most classes a dataset may have (each takes a bitset over the rows).
+    pub const MAX_CLASSES: usize = 1 << 20;
+
     /// Builds the bitsets from a row-major 0/1 matrix of `n_rows × n_features` and class labels
     /// in `0..n_classes`.
     pub fn new(features: &[u8], n_rows: usize, labels: &[u32], n_classes: usize) -> Result<Self> {
@@ -52,6 +55,12 @@ impl Dataset {
             ));
         }
         let n_features = features.len() / n_rows;
+        if n_classes > Self::MAX_CLASSES {
+            return Err(OdtError::InvalidData(format!(
+                "at most {} classes are supported, got {n_classes}",
+                Self::MAX_CLASSES
+            )));
+        }
         if n_classes == 0 || labels.iter().any(|&c| c as usize >= n_classes) {
             return Err(OdtError::InvalidData(format!(
                 "labels must lie in 0..{n_classes}"

@@ -120,7 +120,7 @@ fn solve_all(
                 CostMatrix::new(costs[..k * k].to_vec(), k)
             }),
             Kind::Squared => solver.solve_objective(config, weights, budget, |_, w: &Weights| {
-                Ok(SquaredError::new(targets, w))
+                SquaredError::new(targets, w)
             }),
             Kind::Absolute => solver.solve_objective(config, weights, budget, |_, _| {
                 Ok(ByRows::new(Pinball::absolute(targets)))
@@ -128,11 +128,11 @@ fn solve_all(
             Kind::Quantile(q) => solver.solve_objective(config, weights, budget, |_, _| {
                 Ok(ByRows::new(Pinball::new(targets, *q, 1.0)))
             }),
-            Kind::Centroid => solver.solve_objective(config, weights, budget, |_, _| {
+            Kind::Centroid => solver.solve_objective(config, weights, budget, |_, w| {
                 let points = (0..instance.n_rows)
                     .flat_map(|r| [targets[r], instance.y[r] as f64])
                     .collect();
-                Ok(ByRows::new(CentroidDistance::new(points, 2)))
+                Ok(ByRows::new(CentroidDistance::new(points, 2, w)?))
             }),
         }
         .unwrap();
@@ -215,6 +215,7 @@ fn objectives_report_what_they_allow() {
     let weights = Weights::new(None, 2).unwrap();
     assert!(
         SquaredError::new(&[1.0, 2.0], &weights)
+            .unwrap()
             .capabilities()
             .depth2
     );

@@ -2,10 +2,11 @@
 
 use crate::budget::{Budget, Stop};
 use crate::cache::{DatasetIndex, PathIndex, TrieIndex};
+use crate::cover::Cover;
 use crate::data::Dataset;
 use crate::error::OdtError;
 use crate::error::Result;
-use crate::objective::{Misclassification, Objective, Penalised};
+use crate::objective::{check_targets, ByRows, Misclassification, Objective, Penalised, Pinball};
 use crate::search::{
     CacheKind, Cost, Engine, Lexicographic, QuantileSearch, SearchConfig, SearchOutcome,
 };
@@ -133,6 +134,7 @@ impl Solver {
         let start = Instant::now();
         let weights = Weights::new(weights, self.data.n_rows())?;
         let objective = Penalised::new(make(&self.data, &weights)?, config.leaf_penalty);
+        self.check_costs(&objective, &weights)?;
         let mut outcome = if config.lexicographic {
             self.search_with::<Lexicographic, _>(&weights, &objective, config, budget)
         } else {
@@ -158,9 +160,7 @@ impl Solver {
         if quantiles.is_empty() || quantiles.iter().any(|q| !(*q > 0.0 && *q < 1.0)) {
             return invalid("quantiles must be in (0, 1), at least one");
         }
-        if targets.len() != self.data.n_rows() || targets.iter().any(|t| !t.is_finite()) {
-            return invalid("one finite target per row is needed");
-        }
+        check_targets(targets, self.data.n_rows())?;
         if config.max_nodes.is_some()
             || config.lexicographic
             || config.memory.is_bounded()
@@ -173,6 +173,13 @@ impl Solver {
         }
         let start = Instant::now();
         let weights = Weights::new(weights, self.data.n_rows())?;
+        for &quantile in quantiles {
+            let one = Penalised::new(
+                ByRows::new(Pinball::new(targets, quantile, 1.0)),
+                config.leaf_penalty,
+            );
+            self.check_costs(&one, &weights)?;
+        }
         let found =
             QuantileSearch::new(&self.data, &weights, config, targets, quantiles, budget).run();
         let nodes = found.nodes;
@@ -198,6 +205,24 @@ impl Solver {
                 Self::finish(outcome, start)
             })
             .collect())
+    }
+
+    /// Refuses an objective whose costs overflow: every cost the search adds up stays within
+    /// a few times the scale of the root's, which must therefore be finite with room to spare.
+    fn check_costs<O: Objective>(&self, objective: &O, weights: &Weights) -> Result<()> {
+        let statistics = objective.statistics(&self.data, weights);
+        let mut root = vec![0.0; statistics.len()];
+        statistics.count(&Cover::new(weights.support()), None, &mut root);
+        let scale = objective.cost_scale(&root).max(objective.leaf_cost(&root));
+        if (4.0 * scale).is_finite() {
+            Ok(())
+        } else {
+            Err(OdtError::InvalidData(format!(
+                "the costs overflow a 64-bit float (the root's scale is {scale:e}): divide the \
+                 cost matrix, weights, targets or points by a constant, which does not change \
+                 the tree"
+            )))
+        }
     }
 
     /// Runs the engine with the cache kind of `config`, minimising costs of type `C`.

@@ -19,6 +19,7 @@ pub struct Weights {
     uniform: Option<f64>,
     /// Rows with non-zero weight.
     support: Vec<u64>,
+    n_rows: usize,
 }
 
 impl Weights {
@@ -34,6 +35,7 @@ impl Weights {
                 per_row: Vec::new(),
                 uniform: Some(1.0),
                 support,
+                n_rows,
             });
         };
         if weights.len() != n_rows {
@@ -48,6 +50,11 @@ impl Weights {
                 "weights must be finite and non-negative".into(),
             ));
         }
+        if !weights.iter().sum::<f64>().is_finite() {
+            return Err(OdtError::InvalidWeights(
+                "the weights sum to more than a 64-bit float holds: rescale them".into(),
+            ));
+        }
         for (row, _) in weights.iter().enumerate().filter(|(_, &w)| w > 0.0) {
             support[row / 64] |= 1 << (row % 64);
         }
@@ -60,14 +67,21 @@ impl Weights {
                 per_row: Vec::new(),
                 uniform: Some(first),
                 support,
+                n_rows,
             })
         } else {
             Ok(Self {
                 per_row: weights.to_vec(),
                 uniform: None,
                 support,
+                n_rows,
             })
         }
+    }
+
+    /// Number of rows, weighted or not.
+    pub fn n_rows(&self) -> usize {
+        self.n_rows
     }
 
     /// The shared weight of the rows of non-zero weight, when they all weigh the same.
@@ -213,6 +227,14 @@ pub trait RowEvaluator: Send + Sync {
     fn labels(&self) -> bool {
         false
     }
+    /// Bytes held besides the data (remembered results); see [`Objective::held_bytes`].
+    ///
+    /// [`Objective::held_bytes`]: crate::objective::Objective::held_bytes
+    fn held_bytes(&self) -> usize {
+        0
+    }
+    /// Frees what [`held_bytes`](Self::held_bytes) counts.
+    fn release(&self) {}
 }
 
 /// The statistics the engine keeps for every node, as an objective defines them.
@@ -307,6 +329,7 @@ mod tests {
         assert!(Weights::new(Some(&[-1.0, 1.0]), 2).is_err());
         assert!(Weights::new(Some(&[f64::NAN, 1.0]), 2).is_err());
         assert!(Weights::new(Some(&[1.0]), 2).is_err());
+        assert!(Weights::new(Some(&[f64::MAX, f64::MAX]), 2).is_err());
     }
 
     #[test]

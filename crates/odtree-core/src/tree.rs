@@ -1,6 +1,7 @@
 //! The extracted tree: nodes in pre-order, each with its statistics and prediction.
 
 use crate::objective::Objective;
+use crate::stats::Statistics;
 
 /// One node of an extracted tree.
 #[derive(Clone, Debug, PartialEq)]
@@ -15,6 +16,8 @@ pub struct TreeNode {
     pub stats: Vec<f64>,
     /// Number of training rows with non-zero weight reaching the node.
     pub rows: u32,
+    /// Total weight of the training rows reaching the node.
+    pub weight: f64,
     /// The node's class were it a leaf (0 where the task has no classes).
     pub label: u32,
     /// The node's prediction as a number were it a leaf: its class index, or its predicted
@@ -94,14 +97,17 @@ impl Tree {
 /// Builds a tree in pre-order, collapsing splits whose two leaves predict the same label.
 pub(crate) struct TreeBuilder<'o, O> {
     objective: &'o O,
+    /// What the statistics vectors hold, for each node's weight.
+    statistics: Statistics<'o>,
     nodes: Vec<TreeNode>,
 }
 
 impl<'o, O: Objective> TreeBuilder<'o, O> {
-    /// An empty builder labelling nodes with `objective`.
-    pub fn new(objective: &'o O) -> Self {
+    /// An empty builder labelling nodes with `objective`, whose statistics are `statistics`.
+    pub fn new(objective: &'o O, statistics: Statistics<'o>) -> Self {
         Self {
             objective,
+            statistics,
             nodes: Vec::new(),
         }
     }
@@ -119,6 +125,7 @@ impl<'o, O: Objective> TreeBuilder<'o, O> {
             right: 0,
             stats: stats.to_vec(),
             rows,
+            weight: self.statistics.weight(stats),
             label: leaf.label,
             value: self.objective.leaf_value(stats),
             leaf_cost: leaf.cost,

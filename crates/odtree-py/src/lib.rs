@@ -3,9 +3,11 @@
 
 mod callbacks;
 
-use callbacks::{ClassesCallback, Failure, Labels, RowsCallback};
+use callbacks::{ClassesCallback, Failure, Labels, RowsCallback, FAILED};
 use numpy::{PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
-use odtree_core::objective::{ByRows, CentroidDistance, CostMatrix, Pinball, SquaredError};
+use odtree_core::objective::{
+    check_targets, ByRows, CentroidDistance, CostMatrix, Pinball, SquaredError,
+};
 use odtree_core::{
     Branching, Budget, CacheKind, ChildOrder, Dataset, MemoryLimits, OdtError, Result,
     SearchConfig, Solution, Solver, Status, WipeStrategy,
@@ -58,17 +60,18 @@ impl Task {
             }
             Task::SquaredError(targets) => {
                 solver.solve_objective(config, weights, budget, |_, weights| {
-                    Ok(SquaredError::new(&targets, weights))
+                    SquaredError::new(&targets, weights)
                 })
             }
             Task::Pinball(targets, quantile, scale) => {
-                solver.solve_objective(config, weights, budget, |_, _| {
+                solver.solve_objective(config, weights, budget, |data, _| {
+                    check_targets(&targets, data.n_rows())?;
                     Ok(ByRows::new(Pinball::new(&targets, quantile, scale)))
                 })
             }
             Task::Centroid(points, dim) => {
-                solver.solve_objective(config, weights, budget, |_, _| {
-                    Ok(ByRows::new(CentroidDistance::new(points, dim)))
+                solver.solve_objective(config, weights, budget, |_, weights| {
+                    Ok(ByRows::new(CentroidDistance::new(points, dim, weights)?))
                 })
             }
             Task::Rows(callback) => {
@@ -249,6 +252,7 @@ impl PySolver {
             }
             "error_function" => Task::Rows(RowsCallback::new(
                 function.ok_or_else(|| missing("function"))?,
+                "error_function",
                 if labelled {
                     Labels::Required(n_classes)
                 } else {
@@ -258,6 +262,7 @@ impl PySolver {
             )),
             "fast_error_function" => Task::Classes(ClassesCallback::new(
                 function.ok_or_else(|| missing("function"))?,
+                "fast_error_function",
                 if labelled {
                     Labels::Required(n_classes)
                 } else {
@@ -318,7 +323,14 @@ impl PySolver {
             .ok_or_else(|| PyRuntimeError::new_err("the search thread failed (internal error)"))?
             .map_err(to_py_err)?;
         if failure.happened() {
-            // a callback was interrupted: some leaf went uncosted, so nothing is proven
+            // a callback was interrupted: some leaf went uncosted, so nothing is proven, and
+            // a tree holding such a leaf has no cost to report
+            let name = failure.name().unwrap_or("the callback");
+            if solutions.iter().any(|s| s.objective >= FAILED) {
+                return Err(PyKeyboardInterrupt::new_err(format!(
+                    "{name} was interrupted before it had costed a whole tree"
+                )));
+            }
             for solution in &mut solutions {
                 solution.status = Status::Interrupted;
                 solution.lower_bound = solution.lower_bound.min(0.0);
@@ -366,7 +378,7 @@ fn solution_to_dict<'py>(py: Python<'py>, solution: &Solution) -> PyResult<Bound
         .collect();
     let value: Vec<Vec<f64>> = nodes.iter().map(|n| n.stats.clone()).collect();
     let rows: Vec<i64> = nodes.iter().map(|n| n.rows as i64).collect();
-    let weight: Vec<f64> = nodes.iter().map(|n| n.stats.iter().sum()).collect();
+    let weight: Vec<f64> = nodes.iter().map(|n| n.weight).collect();
     let label: Vec<i64> = nodes.iter().map(|n| n.label as i64).collect();
     let leaf_value: Vec<f64> = nodes.iter().map(|n| n.value).collect();
     dict.set_item("children_left", PyArray1::from_vec(py, left))?;

@@ -59,6 +59,12 @@ impl Objective for CostMatrix {
         best
     }
 
+    /// No leaf costs more than its weight times the largest cost.
+    fn cost_scale(&self, root: &[f64]) -> f64 {
+        let largest = self.costs.iter().copied().fold(0.0, f64::max);
+        root.iter().sum::<f64>() * largest
+    }
+
     /// The similarity bound assumes a row adds at most its weight to the cost: it holds when
     /// no cost exceeds 1.
     fn capabilities(&self) -> Capabilities {

@@ -62,6 +62,11 @@ impl Objective for Misclassification {
         self.leaf(class_weights).cost
     }
 
+    /// Costs are weights: the total weight sets their scale.
+    fn cost_scale(&self, root: &[f64]) -> f64 {
+        root.iter().sum()
+    }
+
     fn capabilities(&self) -> Capabilities {
         Capabilities {
             depth2: true,

@@ -16,7 +16,7 @@ pub use cost_matrix::CostMatrix;
 pub use misclassification::Misclassification;
 pub use pinball::Pinball;
 pub use rows::ByRows;
-pub use squared_error::SquaredError;
+pub use squared_error::{check_targets, SquaredError};
 
 use crate::data::Dataset;
 use crate::stats::{Statistics, Weights};
@@ -59,6 +59,26 @@ pub trait Objective: Sync {
     }
     /// Techniques this objective allows.
     fn capabilities(&self) -> Capabilities;
+    /// The size of the numbers this objective's costs are computed from, for the rows whose
+    /// statistics are `root`: rounding noise in a cost is a tiny fraction of it, so the search
+    /// treats costs closer than 1e-9 of it as equal. Costs in the same units as the weights
+    /// use the total weight; the default is the cost of the leaf of all rows.
+    fn cost_scale(&self, root: &[f64]) -> f64 {
+        self.leaf_cost(root)
+    }
+    /// Whether one leaf cost may take long (a Python callback): the search then reads the
+    /// clock before each, so that it stops on time.
+    fn costly(&self) -> bool {
+        false
+    }
+    /// Bytes this objective holds besides its data, such as a callback's remembered results;
+    /// a memory limit counts them.
+    fn held_bytes(&self) -> usize {
+        0
+    }
+    /// Frees what [`held_bytes`](Self::held_bytes) counts (results that can be computed
+    /// again), when the memory limit needs room.
+    fn release(&self) {}
     /// `Some(c)` when, for two classes, a leaf with class weights `[a, b]` costs
     /// `min(a, b) + c`: the depth-2 solver then works on integer counts.
     fn two_class_minority(&self) -> Option<f64> {
@@ -112,5 +132,21 @@ impl<O: Objective> Objective for Penalised<O> {
 
     fn two_class_minority(&self) -> Option<f64> {
         self.inner.two_class_minority().map(|c| c + self.per_leaf)
+    }
+
+    fn cost_scale(&self, root: &[f64]) -> f64 {
+        self.inner.cost_scale(root) + self.per_leaf
+    }
+
+    fn costly(&self) -> bool {
+        self.inner.costly()
+    }
+
+    fn held_bytes(&self) -> usize {
+        self.inner.held_bytes()
+    }
+
+    fn release(&self) {
+        self.inner.release()
     }
 }

@@ -49,4 +49,12 @@ impl<E: RowEvaluator> Objective for ByRows<E> {
             gain_order: false,
         }
     }
+
+    fn held_bytes(&self) -> usize {
+        self.evaluator.held_bytes()
+    }
+
+    fn release(&self) {
+        self.evaluator.release()
+    }
 }

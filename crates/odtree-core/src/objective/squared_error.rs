@@ -2,6 +2,7 @@
 
 use super::{Capabilities, Leaf, Objective};
 use crate::data::Dataset;
+use crate::error::{OdtError, Result};
 use crate::stats::{RowVectors, Statistics, Weights};
 
 /// A leaf costs `Σ w (y − ȳ)²` over its rows, computed from the additive moments
@@ -15,15 +16,18 @@ pub struct SquaredError {
 }
 
 impl SquaredError {
-    /// The objective for `targets` (one per row, finite) weighted by `weights`.
-    pub fn new(targets: &[f64], weights: &Weights) -> Self {
-        let (mut total, mut sum) = (0.0, 0.0);
-        for (row, y) in targets.iter().enumerate() {
-            total += weights.of(row);
-            sum += weights.of(row) * y;
-        }
-        let mean = if total > 0.0 { sum / total } else { 0.0 };
-        let moments = targets
+    /// The objective for `targets` (one finite target per row) weighted by `weights`.
+    /// Targets whose squared errors overflow a float are refused.
+    pub fn new(targets: &[f64], weights: &Weights) -> Result<Self> {
+        check_targets(targets, weights.n_rows())?;
+        let total: f64 = (0..targets.len()).map(|row| weights.of(row)).sum();
+        // each row's share of the weight times its target: no product can overflow
+        let mean: f64 = targets
+            .iter()
+            .enumerate()
+            .map(|(row, y)| weights.of(row) / total * y)
+            .sum();
+        let moments: Vec<f64> = targets
             .iter()
             .enumerate()
             .flat_map(|(row, y)| {
@@ -31,11 +35,33 @@ impl SquaredError {
                 [w, w * d, w * d * d]
             })
             .collect();
-        Self {
+        let squares: f64 = moments.iter().skip(2).step_by(3).sum();
+        if !squares.is_finite() {
+            return Err(OdtError::InvalidData(
+                "the squared errors of the targets overflow a 64-bit float: rescale the \
+                 targets (the tree does not change)"
+                    .into(),
+            ));
+        }
+        Ok(Self {
             moments: RowVectors::new(moments, 3),
             mean,
-        }
+        })
     }
+}
+
+/// Checks that there is one finite target per row.
+pub fn check_targets(targets: &[f64], n_rows: usize) -> Result<()> {
+    if targets.len() != n_rows {
+        return Err(OdtError::InvalidData(format!(
+            "{} targets for {n_rows} rows",
+            targets.len()
+        )));
+    }
+    if targets.iter().any(|t| !t.is_finite()) {
+        return Err(OdtError::InvalidData("targets must be finite".into()));
+    }
+    Ok(())
 }
 
 impl Objective for SquaredError {
@@ -46,8 +72,9 @@ impl Objective for SquaredError {
     #[inline]
     fn leaf(&self, stats: &[f64]) -> Leaf {
         let [weight, sum, squares] = [stats[0], stats[1], stats[2]];
+        // sum * (sum / weight) ≤ squares: unlike sum², it cannot overflow
         let cost = if weight > 0.0 {
-            (squares - sum * sum / weight).max(0.0)
+            (squares - sum * (sum / weight)).max(0.0)
         } else {
             0.0
         };
@@ -81,7 +108,7 @@ mod tests {
     #[test]
     fn leaf_cost_is_the_weighted_sum_of_squared_deviations() {
         let weights = Weights::new(Some(&[1.0, 2.0, 1.0]), 3).unwrap();
-        let objective = SquaredError::new(&[1.0, 2.0, 6.0], &weights);
+        let objective = SquaredError::new(&[1.0, 2.0, 6.0], &weights).unwrap();
         let mut all = [0.0; 3];
         for row in 0..3 {
             all.iter_mut()

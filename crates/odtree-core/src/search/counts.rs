@@ -11,6 +11,7 @@
 //! each follow one) and moves the cheaper one.
 
 use crate::bitset::bits_of;
+use crate::budget::Budget;
 use crate::cover::Cover;
 use crate::data::{item, Dataset};
 
@@ -23,6 +24,8 @@ pub(crate) struct PairCounts {
     pub both: Vec<i32>,
     /// `ones[i * n + j]`: class-1 rows with features i and j both 1.
     pub ones: Vec<i32>,
+    /// Whether the counts are those of `rows` (false after a recount the budget cut short).
+    valid: bool,
 }
 
 /// The features of every row that are 1, for incremental updates.
@@ -96,6 +99,7 @@ impl Counters {
             rows: vec![0; data.n_words()],
             both: vec![0; n * n],
             ones: vec![0; n * n],
+            valid: true,
         };
         Self {
             sets: [empty(), empty()],
@@ -108,13 +112,22 @@ impl Counters {
         }
     }
 
-    /// The pair counts of the rows of `cover`.
-    pub fn count(&mut self, data: &Dataset, cover: &Cover) -> &PairCounts {
+    /// The pair counts of the rows of `cover`, or `None` if the budget ran out first (the
+    /// counts then stay consistent with the rows they claim, or are marked for a recount).
+    pub fn count(
+        &mut self,
+        data: &Dataset,
+        cover: &Cover,
+        budget: &mut Budget,
+    ) -> Option<&PairCounts> {
         self.dense.fill(0);
         for (w, word) in cover.pairs() {
             self.dense[w as usize] = word;
         }
         let differences = self.sets.each_ref().map(|set| {
+            if !set.valid {
+                return f64::INFINITY;
+            }
             set.rows
                 .iter()
                 .zip(&self.dense)
@@ -125,18 +138,20 @@ impl Counters {
         let n = self.n_features as f64;
         let recount = n * (n + 1.0) / 2.0 * cover.word_indices().len() as f64;
         let update = differences[nearer] * self.update_cost;
-        if self.incremental && update < recount {
-            self.update(data, nearer);
-            &self.sets[nearer]
+        let s = if self.incremental && update < recount {
+            self.update(data, nearer, budget);
+            nearer
         } else {
             // the farther set follows the new rows; the nearer one stays for its side
-            self.recount(data, cover, 1 - nearer);
-            &self.sets[1 - nearer]
-        }
+            self.recount(data, cover, 1 - nearer, budget);
+            1 - nearer
+        };
+        (budget.stopped().is_none()).then_some(&self.sets[s])
     }
 
-    /// Moves set `s` to the current rows by adding and removing the rows that differ.
-    fn update(&mut self, data: &Dataset, s: usize) {
+    /// Moves set `s` to the current rows by adding and removing the rows that differ, one
+    /// word of rows at a time (a stop leaves the counts those of the rows recorded so far).
+    fn update(&mut self, data: &Dataset, s: usize, budget: &mut Budget) {
         let n = self.n_features;
         let classes = data.class_masks();
         let set = &mut self.sets[s];
@@ -147,6 +162,9 @@ impl Counters {
             let changed = *old ^ *new;
             if changed == 0 {
                 continue;
+            }
+            if budget.exhausted(false) {
+                return;
             }
             let class1 = classes[w * 2 + 1];
             for b in bits_of(changed) {
@@ -170,7 +188,7 @@ impl Counters {
     }
 
     /// Recounts set `s` from scratch with popcounts over the cover's non-zero words.
-    fn recount(&mut self, data: &Dataset, cover: &Cover, s: usize) {
+    fn recount(&mut self, data: &Dataset, cover: &Cover, s: usize, budget: &mut Budget) {
         let n = self.n_features;
         let indices = cover.word_indices();
         self.gathered.clear();
@@ -183,18 +201,36 @@ impl Counters {
             .map(|&w| classes[w as usize * 2 + 1])
             .collect();
         let set = &mut self.sets[s];
-        count_all_pairs(&self.gathered, &class1, n, &mut set.both, &mut set.ones);
+        set.valid = count_all_pairs(
+            &self.gathered,
+            &class1,
+            n,
+            &mut set.both,
+            &mut set.ones,
+            budget,
+        );
         set.rows.copy_from_slice(&self.dense);
     }
 }
 
 /// Writes the counts of every pair of the `n` features whose words (restricted to the rows)
 /// are `gathered[f * k..]`, with `class1` the class-1 mask of those words. (Scalar popcounts:
-/// an AVX2 version measured slower on short word lists.)
-fn count_all_pairs(gathered: &[u64], class1: &[u64], n: usize, both: &mut [i32], ones: &mut [i32]) {
+/// an AVX2 version measured slower on short word lists.) Returns false if the budget ran
+/// out first, leaving the counts partial.
+fn count_all_pairs(
+    gathered: &[u64],
+    class1: &[u64],
+    n: usize,
+    both: &mut [i32],
+    ones: &mut [i32],
+    budget: &mut Budget,
+) -> bool {
     let k = class1.len();
     let mut ones_i = vec![0u64; k];
     for i in 0..n {
+        if budget.exhausted(false) {
+            return false;
+        }
         let gi = &gathered[i * k..(i + 1) * k];
         for (o, (&g, &c)) in ones_i.iter_mut().zip(gi.iter().zip(class1)) {
             *o = g & c;
@@ -210,6 +246,7 @@ fn count_all_pairs(gathered: &[u64], class1: &[u64], n: usize, both: &mut [i32],
             ones[j * n + i] = o;
         }
     }
+    true
 }
 
 #[cfg(test)]
@@ -237,9 +274,10 @@ mod tests {
                 }
                 let mut cover = Cover::new(&root);
                 cover.intersect(&mask);
-                let a = incremental.count(&data, &cover);
+                let mut budget = Budget::default();
+                let a = incremental.count(&data, &cover, &mut budget).unwrap();
                 let (both, ones) = (a.both.clone(), a.ones.clone());
-                let b = fresh.count(&data, &cover);
+                let b = fresh.count(&data, &cover, &mut budget).unwrap();
                 prop_assert_eq!(&both, &b.both);
                 prop_assert_eq!(&ones, &b.ones);
                 // the diagonal counts single features

@@ -11,6 +11,7 @@
 use super::counts::Counters;
 use super::Cost;
 use crate::bitset::bits_of;
+use crate::budget::Budget;
 use crate::cache::Decision;
 use crate::cover::Cover;
 use crate::data::{item, Dataset};
@@ -50,6 +51,10 @@ pub(crate) struct Depth2<C> {
 /// The largest number of features for which the two-class path keeps its pair counts.
 const MAX_COUNTED_FEATURES: usize = 4096;
 
+/// Bytes of pair statistics above which the weighted path counts pairs one root at a time
+/// (memory linear in the candidates) instead of all at once (quadratic).
+const PAIR_TABLE_BYTES: usize = 64 << 20;
+
 /// What the depth-2 solver needs to know about the node.
 pub(crate) struct Node<'a> {
     pub cover: &'a Cover,
@@ -74,6 +79,9 @@ pub(crate) struct Rules<'a, O> {
     pub tolerance: f64,
     /// Whether pair counts may be updated by row differences.
     pub incremental: bool,
+    /// Whether each leaf cost may take long (a Python callback): the budget is then read
+    /// before each, instead of every few steps.
+    pub costly: bool,
 }
 
 /// The best subtrees with one, two and three branching nodes (`[0]`, `[1]`, `[2]`), each with
@@ -89,14 +97,22 @@ fn prefer_smaller<C: Cost>(trees: &mut Trees<C>, tolerance: f64) {
     }
 }
 
+/// The trees of a node whose solve the budget cut short: the leaf, for every node limit (a
+/// valid tree, which the engine does not record as proven).
+fn leaves_only<C: Cost>(node: &Node) -> Trees<C> {
+    [(C::leaf(node.leaf.cost), Decision::Leaf); 3]
+}
+
 impl<C: Cost> Depth2<C> {
     /// The optimal subtrees of depth ≤ `depth_left` (1 or 2) with at most 1, 2 and 3
-    /// branching nodes.
+    /// branching nodes. The budget is checked as the counting goes; when it runs out, the
+    /// trees returned are leaves (the caller sees the stop in `budget`).
     pub fn solve<O: Objective>(
         &mut self,
         rules: &Rules<O>,
         node: &Node,
         depth_left: u32,
+        budget: &mut Budget,
     ) -> Trees<C> {
         if depth_left >= 2 && node.candidates.len() >= 2 && rules.data.n_classes() == 2 {
             if let (Some(weight), Some(per_leaf)) = (
@@ -104,7 +120,7 @@ impl<C: Cost> Depth2<C> {
                 rules.objective.two_class_minority(),
             ) {
                 if rules.data.n_features() <= MAX_COUNTED_FEATURES {
-                    return self.solve_two_class(rules, node, weight, per_leaf);
+                    return self.solve_two_class(rules, node, weight, per_leaf, budget);
                 }
             }
         }
@@ -115,6 +131,9 @@ impl<C: Cost> Depth2<C> {
         self.best_right.clear();
         self.cells.resize(4 * len, 0.0);
         for &f in node.candidates {
+            if rules.costly && budget.exhausted(true) {
+                return leaves_only(node);
+            }
             let f = f as usize;
             let single = &node.singles[f * len..(f + 1) * len];
             let rest = &mut self.cells[..len];
@@ -130,23 +149,28 @@ impl<C: Cost> Depth2<C> {
             self.best_right.push((C::leaf(costs.1), None));
         }
         if depth_left >= 2 && n >= 2 {
-            match (rules.statistics, rules.weights.uniform()) {
+            let labels = rules.data.labels();
+            let complete = match (rules.statistics, rules.weights.uniform()) {
                 (Statistics::Classes(_), Some(weight)) => {
-                    self.count_pairs_uniform(rules, node, weight)
+                    self.count_pairs_uniform(rules, node, weight, budget)
                 }
                 (Statistics::Classes(_), None) => {
-                    let (labels, ws) = (rules.data.labels(), rules.weights.per_row());
-                    self.count_pairs_by_row(rules, node, |row, out| {
+                    let ws = rules.weights.per_row();
+                    self.count_pairs(rules, node, budget, |row, out| {
                         out.fill(0.0);
                         out[labels[row] as usize] = ws[row];
                     })
                 }
                 (Statistics::Sums(vectors), _) => {
-                    self.count_pairs_by_row(rules, node, |row, out| {
+                    self.count_pairs(rules, node, budget, |row, out| {
                         out.copy_from_slice(vectors.of(row))
                     })
                 }
-                (Statistics::Rows(..), _) => unreachable!("the depth-2 solver needs sums"),
+                // the engine calls this solver only with additive statistics
+                (Statistics::Rows(..), _) => false,
+            };
+            if !complete {
+                return leaves_only(node);
             }
         }
         let leaf = (C::leaf(node.leaf.cost), Decision::Leaf);
@@ -187,13 +211,16 @@ impl<C: Cost> Depth2<C> {
         node: &Node,
         weight: f64,
         per_leaf: f64,
+        budget: &mut Budget,
     ) -> Trees<C> {
         let data = rules.data;
         let n = data.n_features();
         let counters = self
             .counters
             .get_or_insert_with(|| Counters::new(data, rules.incremental));
-        let counts = counters.count(data, node.cover);
+        let Some(counts) = counters.count(data, node.cover, budget) else {
+            return leaves_only(node);
+        };
         let (both, ones) = (&counts.both[..], &counts.ones[..]);
         self.singles.clear();
         self.singles
@@ -203,6 +230,9 @@ impl<C: Cost> Depth2<C> {
         let m = rules.min_samples_leaf as i32;
         self.split_errors.clear();
         for &i in node.candidates {
+            if budget.exhausted(false) {
+                return leaves_only(node);
+            }
             let i = i as usize;
             let row = (&both[i * n..(i + 1) * n], &ones[i * n..(i + 1) * n]);
             self.split_errors
@@ -293,7 +323,14 @@ impl<C: Cost> Depth2<C> {
     }
 
     /// Counts every pair with popcounts on the cover's non-zero words (uniform weights).
-    fn count_pairs_uniform<O: Objective>(&mut self, rules: &Rules<O>, node: &Node, weight: f64) {
+    /// Returns false if the budget ran out first.
+    fn count_pairs_uniform<O: Objective>(
+        &mut self,
+        rules: &Rules<O>,
+        node: &Node,
+        weight: f64,
+        budget: &mut Budget,
+    ) -> bool {
         let data = rules.data;
         let k_classes = data.n_classes();
         let indices = node.cover.word_indices();
@@ -318,7 +355,12 @@ impl<C: Cost> Depth2<C> {
         let mut by_class = std::mem::take(&mut self.by_class);
         by_class.resize(n_words * k_classes, 0);
         let mut counts = vec![0u32; k_classes];
-        for i in 0..n {
+        let mut complete = true;
+        'roots: for i in 0..n {
+            if budget.exhausted(false) {
+                complete = false;
+                break;
+            }
             let gi = &gathered[i * n_words..(i + 1) * n_words];
             for k in 0..n_words {
                 for c in 1..k_classes {
@@ -326,6 +368,10 @@ impl<C: Cost> Depth2<C> {
                 }
             }
             for j in i + 1..n {
+                if rules.costly && budget.exhausted(true) {
+                    complete = false;
+                    break 'roots;
+                }
                 let gj = &gathered[j * n_words..(j + 1) * n_words];
                 if k_classes == 2 {
                     // one fused pass: rows of the pair, and rows of class 1 among them
@@ -357,17 +403,82 @@ impl<C: Cost> Depth2<C> {
         self.gathered = gathered;
         self.by_class = by_class;
         self.pair = pair;
+        complete
     }
 
-    /// Counts every pair row by row, adding each row's weight (non-uniform weights).
+    /// Pair statistics from each row's statistics (`contribution(row, out)` writes them):
+    /// all pairs at once while their table is small, else one root at a time. Returns false
+    /// if the budget ran out first.
+    fn count_pairs<O: Objective>(
+        &mut self,
+        rules: &Rules<O>,
+        node: &Node,
+        budget: &mut Budget,
+        contribution: impl Fn(usize, &mut [f64]),
+    ) -> bool {
+        let (n, len) = (node.candidates.len(), node.stats.len());
+        if n * n * len * std::mem::size_of::<f64>() <= PAIR_TABLE_BYTES {
+            self.count_pairs_by_row(rules, node, budget, contribution)
+        } else {
+            self.count_pairs_by_root(rules, node, budget, contribution)
+        }
+    }
+
+    /// Pair statistics one root at a time: for each pair, the rows of both features are
+    /// visited in the cover's words, so memory stays linear in the candidates.
+    fn count_pairs_by_root<O: Objective>(
+        &mut self,
+        rules: &Rules<O>,
+        node: &Node,
+        budget: &mut Budget,
+        contribution: impl Fn(usize, &mut [f64]),
+    ) -> bool {
+        let indices = node.cover.word_indices();
+        let n_words = indices.len();
+        let (n, len) = (node.candidates.len(), node.stats.len());
+        let mut gathered = std::mem::take(&mut self.gathered);
+        gathered.clear();
+        for &f in node.candidates {
+            node.cover
+                .restrict_into(rules.data.item_mask(item(f, true)), &mut gathered);
+        }
+        let (mut pair, mut row_stats) = (vec![0.0; len], vec![0.0; len]);
+        let mut complete = true;
+        'roots: for i in 0..n {
+            let gi = &gathered[i * n_words..(i + 1) * n_words];
+            for j in i + 1..n {
+                if budget.exhausted(rules.costly) {
+                    complete = false;
+                    break 'roots;
+                }
+                let gj = &gathered[j * n_words..(j + 1) * n_words];
+                pair.fill(0.0);
+                let mut rows = 0;
+                for ((&a, &b), &w) in gi.iter().zip(gj).zip(indices) {
+                    let both = a & b;
+                    rows += both.count_ones();
+                    for bit in bits_of(both) {
+                        contribution(w as usize * 64 + bit, &mut row_stats);
+                        pair.iter_mut().zip(&row_stats).for_each(|(p, r)| *p += r);
+                    }
+                }
+                self.evaluate_pair(rules, node, i, j, &pair, rows);
+            }
+        }
+        self.gathered = gathered;
+        complete
+    }
+
     /// Pair statistics by visiting rows: `contribution(row, out)` writes the statistics of
-    /// one row, which are added to every pair of candidates the row has.
+    /// one row, which are added to every pair of candidates the row has. Returns false if the
+    /// budget ran out first.
     fn count_pairs_by_row<O: Objective>(
         &mut self,
         rules: &Rules<O>,
         node: &Node,
+        budget: &mut Budget,
         contribution: impl Fn(usize, &mut [f64]),
-    ) {
+    ) -> bool {
         let data = rules.data;
         let n = node.candidates.len();
         let len = node.stats.len();
@@ -384,6 +495,9 @@ impl<C: Cost> Depth2<C> {
         let mut row_stats = vec![0.0; len];
         for &w in node.cover.word_indices() {
             let w = w as usize;
+            if budget.exhausted(false) {
+                return false;
+            }
             for b in bits_of(words[w]) {
                 contribution(w * 64 + b, &mut row_stats);
                 self.present.clear();
@@ -398,14 +512,20 @@ impl<C: Cost> Depth2<C> {
             }
         }
         let pair_stats = std::mem::take(&mut self.pair_stats);
-        for i in 0..n {
+        let mut complete = true;
+        'roots: for i in 0..n {
             for j in i + 1..n {
+                if (j == i + 1 || rules.costly) && budget.exhausted(rules.costly) {
+                    complete = false;
+                    break 'roots;
+                }
                 let at = i * n + j;
                 let stats = &pair_stats[at * len..(at + 1) * len];
                 self.evaluate_pair(rules, node, i, j, stats, self.pair_rows[at]);
             }
         }
         self.pair_stats = pair_stats;
+        complete
     }
 
     /// Adds one row's statistics to every pair of the candidates in `present`. `N` is the

@@ -68,7 +68,14 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
         } else {
             &rounds[..]
         };
-        for &(strategy, target) in rounds {
+        for (round, &(strategy, target)) in rounds.iter().enumerate() {
+            // the objective's remembered results go before the entries the search cannot spare
+            if round + 1 == rounds.len() && self.objective.held_bytes() > 0 {
+                self.objective.release();
+                if self.fits() {
+                    return true;
+                }
+            }
             let mut protected = self.protected();
             let tiers = match strategy {
                 WipeStrategy::All => Vec::new(),
@@ -160,7 +167,11 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
         entries
             && memory.max_bytes.is_none_or(|most| {
                 let margin = entry_margin(self.config.max_depth);
-                self.working_bytes + self.cache.bytes() + self.cache.growth(key, margin) <= most
+                self.working_bytes
+                    + self.objective.held_bytes()
+                    + self.cache.bytes()
+                    + self.cache.growth(key, margin)
+                    <= most
             })
     }
 

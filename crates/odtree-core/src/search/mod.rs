@@ -232,12 +232,9 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
     pub fn run(mut self) -> SearchOutcome {
         let mut stats = vec![0.0; self.statistics.len()];
         let rows = self.statistics.count(&self.cover, None, &mut stats);
-        // rounding noise grows with the costs, which the root leaf bounds
-        let scale = self
-            .statistics
-            .weight(&stats)
-            .max(self.objective.leaf_cost(&stats));
-        self.tolerance = 1e-9 * scale.max(1.0);
+        // rounding noise grows with the numbers costs are made of; relative to them, so that
+        // scaling weights, targets or points by any factor gives the same tree
+        self.tolerance = 1e-9 * self.objective.cost_scale(&stats);
         let max_depth = self.config.max_depth.min(self.data.n_features() as u32);
         let limits = Limits::normalised(max_depth, self.config.max_nodes.unwrap_or(u32::MAX));
         self.root_limits = limits;
@@ -258,7 +255,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
             self.cache.known(id, limits).lower_bound.objective()
         });
         let tree = if infeasible {
-            let mut builder = TreeBuilder::new(self.objective);
+            let mut builder = TreeBuilder::new(self.objective, self.statistics);
             builder.leaf(&stats, rows);
             builder.finish()
         } else {
@@ -389,6 +386,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
                 leaf_cost,
                 lower_bound,
             );
+            // cannot fail: the frame was pushed above, and `branch` pops what it pushes
             let frame = self.frames.pop().expect("pushed above");
             if self.cache.is_current(handle) {
                 let work = self.cache.stats().created - frame.created;
@@ -425,6 +423,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
             min_samples_leaf: self.config.min_samples_leaf,
             tolerance: self.tolerance,
             incremental: self.config.incremental,
+            costly: self.objective.costly(),
         };
         let node = depth2::Node {
             cover: &self.cover,
@@ -435,11 +434,14 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
             rows,
             leaf,
         };
-        let trees = self.depth2.solve(&rules, &node, limits.depth);
+        let trees = self
+            .depth2
+            .solve(&rules, &node, limits.depth, &mut self.budget);
         if self.store_all_depth2 {
+            let proven = self.budget.stopped().is_none();
             for (nodes, &(cost, decision)) in (1..=limits.nodes).zip(&trees) {
                 let at = Limits::normalised(limits.depth, nodes);
-                self.cache.store(id, at, cost, decision, true);
+                self.cache.store(id, at, cost, decision, proven);
             }
         }
         let (cost, decision) = trees[limits.nodes as usize - 1];
@@ -472,7 +474,12 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
         let most = Limits::full_nodes(child_depth).min(limits.nodes - 1);
         let least = limits.nodes - 1 - most;
         level.negative.resize(len, 0.0);
+        let costly = self.objective.costly();
         'features: for index in 0..level.candidates.len() {
+            // each split costs two leaves: with slow leaf costs, the clock is read first
+            if costly && self.budget.exhausted(true) {
+                break;
+            }
             let f = level.candidates[index];
             let frame = self.frame();
             frame.feature = Some(f);
@@ -593,6 +600,8 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
         outcome
     }
 
+    /// The deepest frame. Only `branch` calls this, after `solve` has pushed its frame, so
+    /// the stack is never empty here.
     fn frame(&mut self) -> &mut Frame {
         self.frames
             .last_mut()
@@ -733,7 +742,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
 
     /// Rebuilds the best tree from the cache (spec §5.5).
     fn extract(&mut self, limits: Limits, stats: &[f64], rows: u32) -> Tree {
-        let mut builder = TreeBuilder::new(self.objective);
+        let mut builder = TreeBuilder::new(self.objective, self.statistics);
         self.extract_node(&mut builder, limits, None, stats, rows);
         builder.finish()
     }

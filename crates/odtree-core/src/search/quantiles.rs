@@ -14,7 +14,7 @@ use super::SearchConfig;
 use crate::budget::{Budget, Stop};
 use crate::cover::Cover;
 use crate::data::{item, item_feature, Dataset, Item};
-use crate::objective::{ByRows, Pinball};
+use crate::objective::{ByRows, Objective, Pinball};
 use crate::stats::Weights;
 use crate::tree::{Tree, TreeBuilder};
 use std::collections::HashMap;
@@ -90,9 +90,9 @@ impl<'a> QuantileSearch<'a> {
 
     /// Solves every quantile and extracts its tree.
     pub fn run(mut self) -> QuantileTrees {
-        let (weight, leaf, _) = self.leaves();
-        let largest = leaf.iter().copied().fold(weight, f64::max);
-        self.tolerance = 1e-9 * largest.max(1.0);
+        // the root's leaf costs set the scale of rounding noise (as in the engine)
+        let (_, leaf, _) = self.leaves();
+        self.tolerance = 1e-9 * leaf.iter().copied().fold(0.0, f64::max);
         let depth = self.config.max_depth.min(self.data.n_features() as u32);
         let unbounded = vec![f64::INFINITY; self.quantiles.len()];
         self.solve(depth, &unbounded);
@@ -256,7 +256,8 @@ impl<'a> QuantileSearch<'a> {
     /// Quantile `q`'s best tree, rebuilt from the cache (a node never solved is a leaf).
     fn extract(&mut self, q: usize, depth: u32) -> Tree {
         let objective = ByRows::new(Pinball::new(&[], self.quantiles[q], 1.0));
-        let mut builder = TreeBuilder::new(&objective);
+        let statistics = objective.statistics(self.data, self.weights);
+        let mut builder = TreeBuilder::new(&objective, statistics);
         self.extract_node(&mut builder, q, depth);
         builder.finish()
     }
