@@ -3,6 +3,8 @@ the compiled search and the fitted attributes it reports."""
 
 from __future__ import annotations
 
+import functools
+import threading
 import time
 import warnings
 from numbers import Integral, Real
@@ -57,12 +59,56 @@ def _is_dataframe(X) -> bool:
     return hasattr(X, "iloc") and hasattr(X, "dtypes")
 
 
+#: The estimators being fitted, by id, with the thread fitting each.
+_fitting: dict[int, int] = {}
+_fitting_lock = threading.Lock()
+
+
+def _one_fit_at_a_time(fit):
+    """Wraps ``fit`` so that it records when it started (for the time limit), and raises
+    instead of letting two threads fit the same object at once, which would leave it with
+    parts of two fits."""
+
+    @functools.wraps(fit)
+    def guarded(self, *args, **kwargs):
+        key, thread = id(self), threading.get_ident()
+        with _fitting_lock:
+            owner = _fitting.get(key)
+            if owner is not None and owner != thread:
+                raise RuntimeError(
+                    f"{type(self).__name__}.fit is already running on this object in another "
+                    "thread; give each thread its own copy (sklearn.base.clone)")
+            _fitting[key] = thread
+        try:
+            if owner is None:
+                self._fit_started = time.monotonic()
+            return fit(self, *args, **kwargs)
+        finally:
+            if owner is None:
+                with _fitting_lock:
+                    del _fitting[key]
+
+    return guarded
+
+
 class OptimalTreeBase(BaseEstimator):
     """Search, input handling and fitted attributes common to the optimal-tree estimators.
 
     Subclasses declare their parameters in ``__init__`` (scikit-learn reads them from its
-    signature) and call :meth:`_fit_tree` from ``fit``.
+    signature) and call :meth:`_fit_tree` from ``fit``. Their ``fit`` is wrapped so that the
+    time limit counts from its start and two threads cannot fit one object at once.
     """
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "fit" in cls.__dict__:
+            cls.fit = _one_fit_at_a_time(cls.__dict__["fit"])
+
+    def _deadline(self) -> float | None:
+        """When the time limit of the running fit ends (``time.monotonic`` seconds)."""
+        if self.time_limit is None:
+            return None
+        return getattr(self, "_fit_started", time.monotonic()) + float(self.time_limit)
 
     def _checked_weight(self, sample_weight, n_rows: int) -> np.ndarray:
         """sample_weight as float64, non-negative, not all zero, with a finite sum."""
@@ -94,7 +140,8 @@ class OptimalTreeBase(BaseEstimator):
         """Fits the binarizer on the rows of non-zero weight and returns their 0/1 matrix."""
         self.binarizer_ = Binarizer(strategy=self.thresholds, n_thresholds=self.n_thresholds)
         binary_X = np.ascontiguousarray(
-            self.binarizer_._fit_kept(X, y, weight, validated=True), dtype=np.uint8)
+            self.binarizer_._fit_kept(X, y, weight, validated=True, deadline=self._deadline()),
+            dtype=np.uint8)
         self.binary_features_ = list(self.binarizer_.features_)
         self.binary_feature_names_ = np.array([f.name for f in self.binary_features_],
                                               dtype=object)
@@ -116,6 +163,13 @@ class OptimalTreeBase(BaseEstimator):
         max_nodes = None if leaves is None else min(leaves - 1, 2**32 - 1)
         upper_bound = getattr(self, "upper_bound", None)  # clusterers have none
         n_rows = len(weight)
+        # the search gets what is left of the time limit; a binarizer that stopped early
+        # leaves it none, and its reason becomes the fit's
+        stopped = getattr(self.binarizer_, "stopped_", None)
+        deadline = self._deadline()
+        time_limit = None if deadline is None else max(0.0, deadline - time.monotonic())
+        if stopped is not None:
+            time_limit = 0.0
         result = solver.solve(
             max_depth=self.max_depth,
             # beyond the number of rows, every value means "no split"
@@ -136,9 +190,12 @@ class OptimalTreeBase(BaseEstimator):
             wipe_strategy=self.wipe_strategy,
             wipe_factor=float(self.wipe_factor),
             sample_weight=weight[kept],
-            time_limit=self.time_limit,
+            time_limit=time_limit,
             **objective,
         )
+        for one in result if isinstance(result, list) else [result]:
+            if stopped is not None and one["status"] != "infeasible":
+                one["status"] = stopped
         # several quantiles give one result per quantile; the first sets the attributes
         self._set_result(result[0] if isinstance(result, list) else result)
         return result
@@ -165,7 +222,8 @@ class OptimalTreeBase(BaseEstimator):
 
     def _warn_status(self) -> None:
         if self.status_ == "infeasible":
-            warnings.warn(f"no tree has an objective below upper_bound={self.upper_bound}; "
+            upper_bound = getattr(self, "upper_bound", None)
+            warnings.warn(f"no tree has an objective below upper_bound={upper_bound}; "
                           "the model is the best single leaf", InfeasibleWarning, stacklevel=5)
         elif self.status_ == "interrupted":
             now = time.monotonic()

@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.base import RegressorMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._base import SEARCH_CONSTRAINTS, OptimalTreeBase, rows_per_node
+from ._base import SEARCH_CONSTRAINTS, OptimalTreeBase
 from ._tree import Tree
 
 
@@ -148,12 +148,12 @@ cache_peak_bytes_, n_wipes_
         if self.quantiles is None:
             result = self._fit_tree(binary_X, labels, 1, weight, objective=self.criterion,
                                     targets=y[kept], quantile=float(self.quantile))
-            self.tree_ = _with_values(result, binary_X, weight[kept])
+            self.tree_ = _with_values(result)
         else:
             quantiles = self._checked_quantiles()
             results = self._fit_tree(binary_X, labels, 1, weight, objective="quantiles",
                                      targets=y[kept], quantiles=quantiles)
-            self.trees_ = [_with_values(result, binary_X, weight[kept]) for result in results]
+            self.trees_ = [_with_values(result) for result in results]
             self.tree_ = self.trees_[0]
             self.objectives_ = np.array([float(r["objective"]) for r in results])
             self.objective_ = float(self.objectives_.sum())
@@ -191,14 +191,11 @@ cache_peak_bytes_, n_wipes_
         return self.tree_.value[leaves, 0, 0]
 
 
-def _with_values(result: dict, binary_X, weight) -> Tree:
+def _with_values(result: dict) -> Tree:
     """The tree of a search result, with each node's prediction (the objective's leaf value)
-    as its value and the weight of its training rows."""
-    tree = Tree(
+    as its value."""
+    return Tree(
         children_left=result["children_left"], children_right=result["children_right"],
         feature=result["feature"], value=np.asarray(result["leaf_value"]).reshape(-1, 1, 1),
         n_node_samples=result["n_node_samples"],
         weighted_n_node_samples=result["weighted_n_node_samples"])
-    tree.weighted_n_node_samples = np.array([weight[r].sum()
-                                             for r in rows_per_node(tree, binary_X)])
-    return tree

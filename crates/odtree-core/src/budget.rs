@@ -34,7 +34,8 @@ impl Budget {
         Self {
             deadline: time_limit.and_then(|t| Instant::now().checked_add(t)),
             interrupt,
-            ticks: 0,
+            // the first check reads the clock, so a limit already spent stops at once
+            ticks: CLOCK_EVERY - 1,
             stopped: None,
         }
     }
