@@ -207,14 +207,15 @@ impl Solver {
             .collect())
     }
 
-    /// Refuses an objective whose costs overflow: every cost the search adds up stays within
-    /// a few times the scale of the root's, which must therefore be finite with room to spare.
+    /// Refuses an objective whose costs overflow: every sum of costs the search makes stays
+    /// within twice the scale of the root's (two children's costs, or a cost and a bound),
+    /// which must therefore be finite with room to spare.
     fn check_costs<O: Objective>(&self, objective: &O, weights: &Weights) -> Result<()> {
         let statistics = objective.statistics(&self.data, weights);
         let mut root = vec![0.0; statistics.len()];
         statistics.count(&Cover::new(weights.support()), None, &mut root);
         let scale = objective.cost_scale(&root).max(objective.leaf_cost(&root));
-        if (4.0 * scale).is_finite() {
+        if (2.0 * scale).is_finite() {
             Ok(())
         } else {
             Err(OdtError::InvalidData(format!(

@@ -1,0 +1,113 @@
+"""Issue 12, item 1: ``time_limit`` and Ctrl-C hold in every path.
+
+``fit`` returns within ``time_limit * 1.1 + 0.4`` seconds, and Ctrl-C acts within 0.5 s
+(a single callback call may finish first), whatever the width of the data, the objective or
+the callback. Each case runs in its own process: the parent times it from outside and sends
+the SIGINT."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from conftest import data_path
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs POSIX signals")
+
+#: Fits that are far from finishing within the limits below.
+CASES = {
+    # ~15,000 binary features: the depth-2 solver's pair counts dominate
+    "midpoints": """
+        from sklearn.datasets import load_breast_cancer
+        X, y = load_breast_cancer(return_X_y=True)
+        model = OptimalTreeClassifier(max_depth=3, thresholds="midpoints", time_limit=LIMIT)
+    """,
+    # every leaf cost is a 5 ms Python call
+    "sleeping_callback": """
+        X, y = load_dataset("ionosphere")
+        def leaf(weights):
+            time.sleep(0.005)
+            return float(weights.sum() - weights.max()), int(np.argmax(weights))
+        model = OptimalTreeClassifier(max_depth=3, time_limit=LIMIT, fast_error_function=leaf)
+    """,
+    # ~10,000 binary features with squared error: pairs counted one root at a time
+    "regressor": """
+        from sklearn.datasets import make_friedman1
+        X, y = make_friedman1(1000, random_state=0)
+        model = OptimalTreeRegressor(max_depth=2, thresholds="midpoints", time_limit=LIMIT)
+    """,
+    # 100,000 continuous columns: the binarizer itself outlasts the limit
+    "wide_binarizer": """
+        X = np.random.default_rng(0).normal(size=(10, 100_000))
+        y = np.arange(10) % 2
+        model = OptimalTreeClassifier(max_depth=2, time_limit=LIMIT)
+    """,
+}
+
+#: The child: builds the case, says "fitting", fits, and prints the outcome as JSON.
+CHILD = """
+import json, sys, time, warnings
+import numpy as np
+sys.path.insert(0, {tests!r})
+from conftest import load_dataset
+from odtree import OptimalTreeClassifier, OptimalTreeRegressor
+warnings.simplefilter("ignore")
+LIMIT = {limit!r}
+{case}
+print("fitting", flush=True)
+start = time.perf_counter()
+model.fit(X, y)
+print(json.dumps({{"seconds": time.perf_counter() - start, "status": model.status_,
+                  "objective": model.objective_}}), flush=True)
+"""
+
+
+def _start(case: str, limit: float | None) -> subprocess.Popen:
+    source = CHILD.format(tests=str(Path(__file__).parent), limit=limit,
+                          case=textwrap.dedent(CASES[case]))
+    env = {**os.environ, "ODTREE_DATA": str(data_path())}
+    child = subprocess.Popen([sys.executable, "-c", source], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, env=env)
+    line = child.stdout.readline()
+    if line.strip() != "fitting":
+        child.kill()
+        pytest.fail(f"the child failed before fitting: {line}{child.stderr.read()}")
+    return child
+
+
+def _outcome(child: subprocess.Popen, timeout: float) -> dict:
+    try:
+        out, err = child.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        pytest.fail(f"fit still running {timeout} s later")
+    assert child.returncode == 0, err
+    return json.loads(out.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_fit_returns_within_the_time_limit(case):
+    limit = 0.1 if case == "wide_binarizer" else 2.0
+    outcome = _outcome(_start(case, limit), timeout=60)
+    assert outcome["seconds"] <= limit * 1.1 + 0.4, outcome
+    assert outcome["status"] == "time_limit"
+
+
+@pytest.mark.parametrize("case", ["midpoints", "sleeping_callback", "regressor"])
+def test_ctrl_c_returns_the_best_tree_within_half_a_second(case):
+    child = _start(case, None)
+    time.sleep(1.0)
+    sent = time.perf_counter()
+    child.send_signal(signal.SIGINT)
+    outcome = _outcome(child, timeout=60)
+    waited = time.perf_counter() - sent
+    assert outcome["status"] == "interrupted"
+    assert waited <= 0.5, f"Ctrl-C took {waited:.2f} s to act"
+    assert outcome["objective"] < 1e300  # a real tree, every leaf costed
