@@ -97,6 +97,24 @@ fn prefer_smaller<C: Cost>(trees: &mut Trees<C>, tolerance: f64) {
     }
 }
 
+/// At most how many bytes the pair counts of `n_features` features take: the two-class
+/// path's two count sets, or the weighted path's table of statistics of `n_stats` numbers
+/// per pair while it is small enough to be kept (a search uses one of the two).
+pub(crate) fn pair_bytes(n_features: usize, n_stats: usize) -> usize {
+    let pairs = n_features * n_features;
+    let counted = if n_features <= MAX_COUNTED_FEATURES {
+        2 * 2 * pairs * std::mem::size_of::<i32>()
+    } else {
+        0
+    };
+    let table = if pairs * n_stats * std::mem::size_of::<f64>() <= PAIR_TABLE_BYTES {
+        pairs * (n_stats * std::mem::size_of::<f64>() + std::mem::size_of::<u32>())
+    } else {
+        0
+    };
+    counted.max(table)
+}
+
 /// The trees of a node whose solve the budget cut short: the leaf, for every node limit (a
 /// valid tree, which the engine does not record as proven).
 fn leaves_only<C: Cost>(node: &Node) -> Trees<C> {
@@ -651,4 +669,124 @@ fn best_child_splits(
         right = right.min(if valid[1] { e[1] } else { i32::MAX });
     }
     (left, right)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::objective::SquaredError;
+    use proptest::prelude::*;
+
+    /// A depth-2 problem over all rows of `data`: the solver's rules and the node's singles.
+    fn node_parts(
+        data: &Dataset,
+        weights: &Weights,
+        objective: &SquaredError,
+    ) -> (Cover, Vec<u32>, Vec<f64>, Vec<u32>, Vec<f64>) {
+        let statistics = objective.statistics(data, weights);
+        let cover = Cover::new(weights.support());
+        let (n, len) = (data.n_features(), statistics.len());
+        let mut singles = vec![0.0; n * len];
+        let mut single_rows = vec![0; n];
+        for f in 0..n {
+            let mask = data.item_mask(item(f as u32, true));
+            single_rows[f] =
+                statistics.count(&cover, Some(mask), &mut singles[f * len..(f + 1) * len]);
+        }
+        let mut stats = vec![0.0; len];
+        statistics.count(&cover, None, &mut stats);
+        (cover, (0..n as u32).collect(), singles, single_rows, stats)
+    }
+
+    proptest! {
+        #[test]
+        fn pairs_by_root_match_pairs_by_row(
+            x in prop::collection::vec(0u8..=1, 90 * 5),
+            targets in prop::collection::vec(-5.0f64..5.0, 90),
+            w in prop::collection::vec(0.0f64..2.0, 90),
+        ) {
+            let data = Dataset::new(&x, 90, &[0; 90], 1).unwrap();
+            prop_assume!(w.iter().any(|&v| v > 0.0));
+            let weights = Weights::new(Some(&w), 90).unwrap();
+            let objective = SquaredError::new(&targets, &weights).unwrap();
+            let (cover, candidates, singles, single_rows, stats) =
+                node_parts(&data, &weights, &objective);
+            let node = Node {
+                cover: &cover,
+                candidates: &candidates,
+                singles: &singles,
+                single_rows: &single_rows,
+                stats: &stats,
+                rows: cover.count(),
+                leaf: objective.leaf(&stats),
+            };
+            let rules = Rules {
+                data: &data,
+                weights: &weights,
+                objective: &objective,
+                statistics: objective.statistics(&data, &weights),
+                min_samples_leaf: 1,
+                tolerance: 0.0,
+                incremental: false,
+                costly: false,
+            };
+            let Statistics::Sums(vectors) = rules.statistics else { unreachable!() };
+            let contribution = |row: usize, out: &mut [f64]| out.copy_from_slice(vectors.of(row));
+            let mut solvers = [Depth2::<f64>::default(), Depth2::<f64>::default()];
+            for solver in &mut solvers {
+                solver.cells.resize(4 * stats.len(), 0.0);
+                solver.best_left = vec![(f64::INFINITY, None); candidates.len()];
+                solver.best_right = vec![(f64::INFINITY, None); candidates.len()];
+            }
+            let mut budget = Budget::default();
+            prop_assert!(solvers[0].count_pairs_by_row(&rules, &node, &mut budget, contribution));
+            prop_assert!(solvers[1].count_pairs_by_root(&rules, &node, &mut budget, contribution));
+            for (a, b) in solvers[0].best_left.iter().zip(&solvers[1].best_left)
+                .chain(solvers[0].best_right.iter().zip(&solvers[1].best_right))
+            {
+                prop_assert!((a.0 - b.0).abs() <= 1e-9 * (1.0 + a.0.abs()), "{:?} {:?}", a, b);
+            }
+        }
+    }
+
+    #[test]
+    fn a_spent_budget_returns_leaves() {
+        let x: Vec<u8> = (0..64 * 4)
+            .map(|i| ((i * 7 + i / 5) % 3 == 0) as u8)
+            .collect();
+        let targets: Vec<f64> = (0..64).map(|i| (i % 5) as f64).collect();
+        let data = Dataset::new(&x, 64, &[0; 64], 1).unwrap();
+        let weights = Weights::new(None, 64).unwrap();
+        let objective = SquaredError::new(&targets, &weights).unwrap();
+        let (cover, candidates, singles, single_rows, stats) =
+            node_parts(&data, &weights, &objective);
+        let node = Node {
+            cover: &cover,
+            candidates: &candidates,
+            singles: &singles,
+            single_rows: &single_rows,
+            stats: &stats,
+            rows: 64,
+            leaf: objective.leaf(&stats),
+        };
+        let rules = Rules {
+            data: &data,
+            weights: &weights,
+            objective: &objective,
+            statistics: objective.statistics(&data, &weights),
+            min_samples_leaf: 1,
+            tolerance: 0.0,
+            incremental: false,
+            costly: false,
+        };
+        let mut solver = Depth2::<f64>::default();
+        let solved = solver.solve(&rules, &node, 2, &mut Budget::default());
+        assert!(solved[2].0 < node.leaf.cost, "the data has a useful split");
+        let mut spent = Budget::new(Some(std::time::Duration::ZERO), None);
+        let cut = solver.solve(&rules, &node, 2, &mut spent);
+        assert!(spent.stopped().is_some());
+        assert!(cut
+            .iter()
+            .all(|&(cost, decision)| cost == node.leaf.cost && decision == Decision::Leaf));
+    }
 }

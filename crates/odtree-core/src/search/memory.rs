@@ -1,7 +1,7 @@
 //! Keeping a search within its memory limits (spec §6): making room in the cache before a new
 //! key, what a wipe must spare, and solving again the wiped parts of the best tree.
 
-use super::{entry_margin, Cost, Engine, Outcome};
+use super::{depth2, entry_margin, Cost, Engine, Outcome};
 use crate::budget::Stop;
 use crate::cache::{Decision, Key, KeyIndex, Limits, WipeStrategy};
 use crate::cover::Cover;
@@ -348,7 +348,7 @@ pub(super) fn working_bytes(
                     .sum::<usize>()
             })
             .sum();
-        let pairs = 2 * 2 * f * f * size_of::<i32>() + 4 * w * size_of::<u64>();
+        let pairs = depth2::pair_bytes(f, n_stats) + 4 * w * size_of::<u64>();
         let rows = (ones + data.n_rows() + 1) * size_of::<u32>();
         pairs + rows + f * (4 * n_stats * size_of::<f64>() + 64)
     } else {
