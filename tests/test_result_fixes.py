@@ -14,6 +14,7 @@ from odtree import (
     OptimalTreeClassifier,
     OptimalTreeClusterer,
     OptimalTreeRegressor,
+    _base,
     _core,
 )
 from odtree._base import rows_per_node
@@ -112,9 +113,11 @@ def test_a_callback_that_always_raises_keyboard_interrupt():
         OptimalTreeClassifier(max_depth=2, fast_error_function=interrupted).fit(X, y)
 
 
-def test_a_callback_interrupted_midway_returns_a_costed_tree():
+def test_a_callback_interrupted_midway_returns_a_costed_tree(monkeypatch):
     """A KeyboardInterrupt after some leaves were costed stops the search like Ctrl-C: the
     best tree so far, every leaf of it costed by the function."""
+    # no earlier test's interrupt counts as the first of two
+    monkeypatch.setattr(_base, "_last_interrupt", [-np.inf])
     X = np.random.default_rng(1).integers(0, 2, size=(60, 6))
     y = (X[:, 0] ^ X[:, 1]) | X[:, 2]
     calls = [0]

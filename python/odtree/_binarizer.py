@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from dataclasses import replace
 from numbers import Integral, Real
 
@@ -21,9 +22,11 @@ from sklearn.utils.validation import (
 )
 
 from ._features import BinaryFeature
+from ._thresholds import thresholds_of
 
 COLUMN_KINDS = ("numeric", "categorical")
-_QUANTILE_TOLERANCE = 1e-12
+#: Numeric values binarized together between two looks at the deadline.
+_BLOCK_VALUES = 2**15
 
 #: Array dtypes read as they are (no copy to float64): floats, integers and booleans.
 NUMERIC_DTYPES = [np.float64, np.float32, np.int64, np.int32, np.int16, np.int8, np.uint64,
@@ -75,6 +78,9 @@ class Binarizer(TransformerMixin, BaseEstimator):
         Number of input columns.
     feature_names_in_ : ndarray of str, shape (n_features_in_,)
         Input column names; set only when ``X`` has string column names.
+    stopped_ : {"time_limit", "interrupted"} or None
+        Why the estimator that fitted this binarizer stopped it before the last column (its
+        ``features_`` then cover a prefix of the columns); ``None`` when every column was done.
 
     Notes
     -----
@@ -86,7 +92,10 @@ class Binarizer(TransformerMixin, BaseEstimator):
     divided by the total weight. For each level ``q = i / (n_thresholds + 1)``, ``i = 1, ...,
     n_thresholds``, take the smallest ``v_i`` with ``F(v_i) >= q - 1e-12`` and, unless it is
     ``v_k``, the threshold between ``v_i`` and ``v_{i+1}``. Duplicates are dropped, so a column
-    gets at most ``min(n_thresholds, k - 1)`` thresholds.
+    gets at most ``min(n_thresholds, k - 1)`` thresholds. The levels are computed in float64, as
+    ``float(i) / float(n_thresholds + 1) - 1e-12``; the work grows with ``k``, not with
+    ``n_thresholds``, which may be as large as wanted (budgets beyond ``2**1000`` act as
+    ``2**1000``).
 
     Examples
     --------
@@ -141,12 +150,18 @@ class Binarizer(TransformerMixin, BaseEstimator):
         ['x0 <= 1.5', 'x0 <= 2.5']
         """
         self._fit_kept(X, y, sample_weight)
+        if self.stopped_ == "interrupted":
+            raise KeyboardInterrupt
         return self
 
-    def _fit_kept(self, X, y, sample_weight, validated=False):
+    def _fit_kept(self, X, y, sample_weight, validated=False, deadline=None):
         """Fit, and return the binary matrix of the rows of non-zero weight (what the
         estimators search on), reading ``X`` once. ``validated``: an estimator has already
-        checked ``X`` (when an array) and ``sample_weight`` with the same rules."""
+        checked ``X`` (when an array) and ``sample_weight`` with the same rules.
+
+        ``deadline`` (a ``time.monotonic()`` time or None) and Ctrl-C stop the work between
+        blocks of columns: ``features_`` then holds the features of the columns done, and
+        ``stopped_`` says why (``"time_limit"`` or ``"interrupted"``; else None)."""
         numeric, categorical, kinds = self._read(X, reset=True, validated=validated)
         weight = sample_weight if validated else _check_sample_weight(
             sample_weight, numeric, dtype=np.float64, ensure_non_negative=True)
@@ -154,30 +169,36 @@ class Binarizer(TransformerMixin, BaseEstimator):
         if not kept.all():
             numeric, weight = numeric[kept], weight[kept]
             categorical = {j: column[kept] for j, column in categorical.items()}
-        names = _column_names(self)
+        # one vectorised pass finds the 0/1 columns, which pass through unchanged
+        if numeric.dtype.kind in "ub":  # unsigned: one comparison per value
+            zero_one = (numeric <= 1).all(axis=0)
+        else:
+            zero_one = ((numeric == 0) | (numeric == 1)).all(axis=0)
         tree_thresholds = {}
         if self.strategy == "tree":
             if y is None:
                 raise ValueError("strategy='tree' needs y: pass the targets to fit")
             y = np.asarray(y)
             check_consistent_length(kept, y)
-            tree_thresholds = self._greedy_tree_thresholds(numeric, y[kept], weight, kinds)
-        # one vectorised pass finds the 0/1 columns, which pass through unchanged
-        if numeric.dtype.kind in "ub":  # unsigned: one comparison per value
-            zero_one = (numeric <= 1).all(axis=0)
-        else:
-            zero_one = ((numeric == 0) | (numeric == 1)).all(axis=0)
-        features = []
-        for j, kind in enumerate(kinds):
-            if kind == "numeric" and zero_one[j]:
-                features.append(BinaryFeature(j, names[j], "binary"))
-            elif kind == "numeric":
-                features += self._numeric_features(j, names[j], numeric[:, j], weight,
-                                                   tree_thresholds.get(j))
-            else:
-                features += self._category_features(j, names[j], categorical[j], weight)
+            tree_thresholds = self._greedy_tree_thresholds(numeric, y[kept], weight, kinds,
+                                                           zero_one)
+        names = _column_names(self)
         self.column_kinds_ = kinds
-        self.features_ = features
+        self.features_, self.stopped_ = [], None
+        try:
+            for start, stop in _blocks(kinds, numeric.shape[0]):
+                if deadline is not None and time.monotonic() >= deadline:
+                    self.stopped_ = "time_limit"
+                    break
+                if kinds[start] == "categorical":
+                    self.features_ += self._category_features(start, names[start],
+                                                              categorical[start], weight)
+                else:
+                    self.features_ += self._numeric_features(
+                        start, numeric[:, start:stop], weight, zero_one[start:stop], names,
+                        tree_thresholds)
+        except KeyboardInterrupt:
+            self.stopped_ = "interrupted"
         return self._binary_matrix(numeric, categorical)
 
     def transform(self, X):
@@ -380,10 +401,10 @@ class Binarizer(TransformerMixin, BaseEstimator):
                        for j, kind in enumerate(kinds) if kind == "categorical"}
         return numeric, categorical, kinds
 
-    def _greedy_tree_thresholds(self, numeric, y, weight, kinds):
-        """Thresholds per column picked by a greedy tree on the non-binary numeric columns."""
-        columns = [j for j, kind in enumerate(kinds) if kind == "numeric"
-                   and not np.isin(numeric[:, j], (0.0, 1.0)).all()]
+    def _greedy_tree_thresholds(self, numeric, y, weight, kinds, zero_one):
+        """Thresholds per column picked by a greedy tree on the non-binary numeric columns
+        (only the columns it splits on)."""
+        columns = [j for j, kind in enumerate(kinds) if kind == "numeric" and not zero_one[j]]
         if not columns:
             return {}
         is_continuous = type_of_target(y).startswith("continuous")
@@ -392,25 +413,27 @@ class Binarizer(TransformerMixin, BaseEstimator):
         tree = greedy.fit(numeric[:, columns], y, sample_weight=weight).tree_
         splits = tree.feature >= 0
         used = np.asarray(columns)[tree.feature[splits]]
-        return {j: tree.threshold[splits][used == j] for j in columns}
+        return {j: tree.threshold[splits][used == j] for j in np.unique(used).tolist()}
 
-    def _numeric_features(self, j, name, x, weight, tree_thresholds):
-        """Features of numeric column ``j`` from its non-zero-weight values ``x``."""
-        values, inverse = np.unique(x, return_inverse=True)
-        if self.strategy == "midpoints":
-            thresholds = _midpoints(values[:-1], values[1:])
-        elif self.strategy == "quantile":
-            fraction = np.cumsum(np.bincount(inverse, weights=weight, minlength=len(values)))
-            fraction /= fraction[-1]
-            levels = np.arange(1, self.n_thresholds + 1) / (self.n_thresholds + 1)
-            lower = np.unique(np.searchsorted(fraction, levels - _QUANTILE_TOLERANCE))
-            lower = lower[lower < len(values) - 1]
-            thresholds = _midpoints(values[lower], values[lower + 1])
-        else:
-            gap = np.searchsorted(values, tree_thresholds, side="right") - 1
-            gap = np.unique(gap[(gap >= 0) & (gap < len(values) - 1)])
-            thresholds = _midpoints(values[gap], values[gap + 1])
-        return [BinaryFeature(j, name, "threshold", float(t)) for t in thresholds]
+    def _numeric_features(self, first, block, weight, zero_one, names, tree_thresholds):
+        """Features of the numeric columns ``first, first + 1, ...``, whose non-zero-weight
+        values are the columns of ``block`` and which hold only 0 and 1 where ``zero_one``."""
+        binned = np.flatnonzero(~zero_one)
+        tree = [(i, tree_thresholds[first + j]) for i, j in enumerate(binned.tolist())
+                if first + j in tree_thresholds]
+        per_column = np.ones(len(zero_one), dtype=np.intp)
+        thresholds = []
+        if len(binned):
+            per_column[binned], thresholds = thresholds_of(
+                block[:, binned], weight, self.strategy, self.n_thresholds, tree)
+        is_threshold = np.repeat(~zero_one, per_column)
+        value = np.zeros(len(is_threshold))
+        value[is_threshold] = thresholds
+        column = np.repeat(np.arange(first, first + len(zero_one)), per_column)
+        return [BinaryFeature(j, names[j], "threshold", t) if threshold
+                else BinaryFeature(j, names[j], "binary")
+                for j, t, threshold in zip(column.tolist(), value.tolist(),
+                                           is_threshold.tolist(), strict=True)]
 
     def _category_features(self, j, name, column, weight):
         """Features of categorical column ``j`` from its non-zero-weight values ``column``."""
@@ -431,6 +454,20 @@ class Binarizer(TransformerMixin, BaseEstimator):
         elif len(kept) == len(categories) == 2:
             kept = kept[:1]  # the second category is the complement of the first
         return [BinaryFeature(j, name, "category", categories[order[i]]) for i in kept]
+
+
+def _blocks(kinds, n_rows):
+    """``(start, stop)`` of the runs of columns binarized together: consecutive numeric columns
+    holding up to ``_BLOCK_VALUES`` values, or one categorical column."""
+    width = max(1, _BLOCK_VALUES // n_rows)
+    start = 0
+    while start < len(kinds):
+        stop = start + 1
+        if kinds[start] == "numeric":
+            while stop < len(kinds) and stop - start < width and kinds[stop] == "numeric":
+                stop += 1
+        yield start, stop
+        start = stop
 
 
 def _is_dataframe(X) -> bool:
@@ -467,12 +504,6 @@ def _category_value(value, name):
         raise TypeError(f"column {name!r} holds a category of type {type(value).__name__}; "
                         "categories must be str, int, float or bool")
     return value
-
-
-def _midpoints(lower, upper):
-    """Midpoints of the gaps (lower, upper), or ``lower`` where the two are adjacent floats."""
-    middle = lower / 2 + upper / 2  # no overflow near the largest floats
-    return np.where(middle < upper, middle, lower)
 
 
 def _check_fitted_state(n_features, kinds, names, features) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from numbers import Number
 
 import numpy as np
 from sklearn.base import ClassifierMixin, _fit_context
@@ -228,6 +229,7 @@ class OptimalTreeClassifier(ClassifierMixin, OptimalTreeBase):
         start = time.perf_counter()
         _check_no_missing_labels(y)
         X, y = self._validate_training_data(X, y)
+        y = _plain_labels(y)
         if y.dtype.kind not in "biuUS":  # ints, bools and strings are always class labels
             check_classification_targets(y)
         weight = self._checked_weight(sample_weight, len(y))
@@ -344,6 +346,21 @@ def _check_no_missing_labels(y) -> None:
     if missing:
         raise ValueError("Input y contains missing values (None, NaN or NA): every row needs a "
                          "label")
+
+
+def _plain_labels(y) -> np.ndarray:
+    """``y``, or a numeric array when it is an object array of numbers only; a ValueError
+    naming y when it mixes strings with other labels, which cannot be sorted together."""
+    if y.dtype != object:
+        return y
+    is_string = [isinstance(label, str) for label in y]
+    if any(is_string) and not all(is_string):
+        text, other = y[is_string.index(True)], y[is_string.index(False)]
+        raise ValueError(f"y mixes strings and other labels, such as {text!r} and {other!r}: "
+                         "labels must be all numbers or all strings")
+    if all(isinstance(label, Number) for label in y):
+        return np.array(y.tolist())
+    return y
 
 
 def _is_missing(value) -> bool:

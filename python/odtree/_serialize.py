@@ -15,7 +15,18 @@ The text is one JSON object::
 
 ``classes`` is left out for regressors and ``feature_names_in`` when the model was fitted without
 column names. A fit result that is not a finite number is written as ``"inf"``, ``"-inf"`` or
-``"nan"``.
+``"nan"``. Some estimators add their own parts:
+
+- a regressor with ``quantiles``: ``"trees"`` (one ``Tree.to_dict()`` per quantile) and
+  ``"objectives"``;
+- a clusterer: ``"clusters": {"cluster_of": [...], "labels": [...], "centers": [[...], ...]}``,
+  the cluster of each node (-1 at inner nodes), ``labels_`` and ``cluster_centers_``;
+- a predictor: ``"leaf_values": [{"node": 1, "value": ...}, ...]``, where a numpy value also
+  has ``"dtype"`` and, for an array, ``"shape"``.
+
+The functions of ``error_function``, ``fast_error_function`` and ``leaf_value_function`` are
+written as null: the loaded model predicts without them, but needs them again (``set_params``)
+before it is fitted again.
 """
 
 from __future__ import annotations
@@ -47,6 +58,13 @@ _FIT_RESULTS = {
 }
 _REQUIRED = ("estimator", "params", "n_features_in", "binarizer", "binary_features", "tree",
              *_FIT_RESULTS)
+#: Parameters holding functions, which JSON cannot store and a fitted model does not need.
+_FUNCTIONS = ("error_function", "fast_error_function", "leaf_value_function")
+#: Numpy leaf values of these dtype kinds keep their dtype.
+_LEAF_DTYPE_KINDS = "biufU"
+#: Estimator name -> the part of the text it predicts from, besides the tree (regressors with
+#: ``quantiles`` have ``"trees"``).
+_OWN_PARTS = {"OptimalTreeClusterer": "clusters", "OptimalTreePredictor": "leaf_values"}
 # Class type tag -> the Python type of its values and the numpy dtype kinds that may hold them.
 _CLASS_TYPES = {
     "bool": (bool, "bO"),
@@ -73,7 +91,8 @@ def to_json(model, *, indent=None) -> str:
     Raises
     ------
     ValueError
-        If a parameter of the estimator holds a value JSON cannot store (a callable, NaN, ...).
+        If a parameter of the estimator (other than the functions, written as null) or a leaf
+        value of a predictor holds a value JSON cannot store (a callable, NaN, ...).
 
     Examples
     --------
@@ -95,11 +114,12 @@ def to_json(model, *, indent=None) -> str:
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "estimator": type(model).__name__,
-        "params": {name: _json_safe(value, f"parameter {name!r}")
+        "params": {name: None if name in _FUNCTIONS else _json_safe(value, f"parameter {name!r}")
                    for name, value in model.get_params(deep=False).items()},
     }
     if hasattr(model, "classes_"):
         data["classes"] = _encode_classes(model.classes_)
+    if hasattr(model, "class_ranking_"):
         data["class_ranking"] = [int(c) for c in model.class_ranking_]
         if getattr(model, "node_classes_", None) is not None:
             data["node_classes"] = [int(c) for c in model.node_classes_]
@@ -111,8 +131,25 @@ def to_json(model, *, indent=None) -> str:
     data["tree"] = model.tree_.to_dict()
     for name, kind in _FIT_RESULTS.items():
         value = kind(getattr(model, name + "_"))
-        data[name] = value if kind is not float or np.isfinite(value) else repr(value)
+        data[name] = _encode_float(value) if kind is float else value
+    data.update(_own_parts(model))
     return json.dumps(data, indent=indent, allow_nan=False, default=_numpy_to_python)
+
+
+def _own_parts(model) -> dict:
+    """The parts of the text that only some estimators have (see the module docstring)."""
+    parts = {}
+    if getattr(model, "quantiles", None) is not None and hasattr(model, "trees_"):  # as predict
+        parts["trees"] = [tree.to_dict() for tree in model.trees_]
+        parts["objectives"] = [_encode_float(float(value)) for value in model.objectives_]
+    if hasattr(model, "cluster_centers_"):
+        parts["clusters"] = {"cluster_of": model._cluster_of.tolist(),
+                             "labels": model.labels_.tolist(),
+                             "centers": model.cluster_centers_.tolist()}
+    if hasattr(model, "leaf_values_"):
+        parts["leaf_values"] = [_encode_leaf_value(node, value)
+                                for node, value in model.leaf_values_.items()]
+    return parts
 
 
 def from_json(text):
@@ -168,24 +205,12 @@ def from_json(text):
     tree = _decode("tree", Tree.from_dict, data["tree"])
     _decode("tree", tree.validate, len(binary_features))
     _check_columns(binary_features, n_features_in)
-    if is_classifier(model):
-        if "classes" not in data:
-            raise ValueError(f"odtree model of a {name} lacks the key 'classes'")
+    if is_classifier(model) and "classes" not in data:
+        raise ValueError(f"odtree model of a {name} lacks the key 'classes'")
+    if "classes" in data:
         model.classes_ = _decode("classes", _decode_classes, data["classes"])
-        if tree.value.shape[2] != len(model.classes_):
-            raise ValueError(f"tree values have {tree.value.shape[2]} columns but there are "
-                             f"{len(model.classes_)} classes")
-        ranking = _expect(data, "class_ranking", list)
-        if sorted(ranking) != list(range(len(model.classes_))):
-            raise ValueError("class_ranking must be a permutation of the class indices")
-        model.class_ranking_ = np.array(ranking, dtype=np.int64)
-        model.node_classes_ = None
-        if "node_classes" in data:
-            node_classes = _expect(data, "node_classes", list)
-            if (len(node_classes) != tree.node_count
-                    or not all(c in range(len(model.classes_)) for c in node_classes)):
-                raise ValueError("node_classes must give a class index for every node")
-            model.node_classes_ = np.array(node_classes, dtype=np.int64)
+    if is_classifier(model):
+        _set_class_order(model, data, tree)
     model.n_features_in_ = n_features_in
     if "feature_names_in" in data:
         names = _expect(data, "feature_names_in", list)
@@ -202,16 +227,60 @@ def from_json(text):
     model.tree_ = tree
     for key, kind in _FIT_RESULTS.items():
         setattr(model, key + "_", _decode_fit_result(data, key, kind))
+    _set_own_parts(model, name, data, len(binary_features))
     return model
+
+
+def _set_class_order(model, data, tree) -> None:
+    """Set a classifier's ``class_ranking_`` and ``node_classes_`` from ``data``."""
+    if tree.value.shape[2] != len(model.classes_):
+        raise ValueError(f"tree values have {tree.value.shape[2]} columns but there are "
+                         f"{len(model.classes_)} classes")
+    ranking = _expect(data, "class_ranking", list)
+    if sorted(ranking) != list(range(len(model.classes_))):
+        raise ValueError("class_ranking must be a permutation of the class indices")
+    model.class_ranking_ = np.array(ranking, dtype=np.int64)
+    model.node_classes_ = None
+    if "node_classes" in data:
+        node_classes = _expect(data, "node_classes", list)
+        if (len(node_classes) != tree.node_count
+                or not all(c in range(len(model.classes_)) for c in node_classes)):
+            raise ValueError("node_classes must give a class index for every node")
+        model.node_classes_ = np.array(node_classes, dtype=np.int64)
+
+
+def _set_own_parts(model, name, data, n_binary_features) -> None:
+    """Set the fitted attributes that only some estimators have (see the module docstring)."""
+    part = "trees" if getattr(model, "quantiles", None) is not None else _OWN_PARTS.get(name)
+    foreign = [key for key in ("trees", "clusters", "leaf_values") if key in data and key != part]
+    if foreign:
+        raise ValueError(f"odtree model of a {name} has a {foreign[0]!r} part, which it does "
+                         "not use")
+    if part is not None and part not in data:
+        raise ValueError(f"odtree model of a {name} lacks the key {part!r}")
+    if part == "trees":
+        model.trees_ = _decode("trees", _decode_trees, data["trees"], n_binary_features)
+        objectives = _expect(data, "objectives", list)
+        if len(objectives) != len(model.trees_):
+            raise ValueError("'objectives' must hold one objective per tree")
+        model.objectives_ = np.array([_decode_float("objectives", value)
+                                      for value in objectives])
+    elif part == "clusters":
+        model._cluster_of, model.labels_, model.cluster_centers_ = _decode(
+            "clusters", _decode_clusters, data["clusters"], model.tree_, model.n_features_in_)
+    elif part == "leaf_values":
+        model.leaf_values_ = _decode("leaf_values", _decode_leaf_values, data["leaf_values"],
+                                     model.tree_)
 
 
 def _estimator_classes() -> dict:
     """Estimator name -> class, for every estimator :func:`from_json` can rebuild."""
     from odtree._classes import OptimalTreeClassifier
     from odtree._regressor import OptimalTreeRegressor
+    from odtree._unsupervised import OptimalTreeClusterer, OptimalTreePredictor
 
-    return {"OptimalTreeClassifier": OptimalTreeClassifier,
-            "OptimalTreeRegressor": OptimalTreeRegressor}
+    return {estimator.__name__: estimator for estimator in (
+        OptimalTreeClassifier, OptimalTreeRegressor, OptimalTreeClusterer, OptimalTreePredictor)}
 
 
 def _binarizer_from_dict(data):
@@ -245,18 +314,89 @@ def _expect(data, key, types):
     return value
 
 
+def _encode_float(value: float):
+    """``value``, or its name (``"inf"``, ``"-inf"``, ``"nan"``) when it is not finite."""
+    return value if np.isfinite(value) else repr(value)
+
+
+def _decode_float(key, value) -> float:
+    """A float written by :func:`_encode_float`; ``key`` names it in errors."""
+    if value in ("inf", "-inf", "nan"):
+        return float(value)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{key!r} must be int or float, got {value!r}")
+    return float(value)
+
+
 def _decode_fit_result(data, key, kind):
-    if kind is float and data[key] in ("inf", "-inf", "nan"):
-        return float(data[key])
-    return kind(_expect(data, key, (int, float) if kind is float else kind))
+    if kind is float:
+        return _decode_float(key, data[key])
+    return kind(_expect(data, key, kind))
 
 
-def _decode(part, function, value):
-    """``function(value)``, with its errors turned into a ValueError naming ``part``."""
+def _decode(part, function, value, *args):
+    """``function(value, *args)``, with its errors turned into a ValueError naming ``part``."""
     try:
-        return function(value)
+        return function(value, *args)
     except (KeyError, TypeError, ValueError, IndexError) as exc:
         raise ValueError(f"invalid {part!r}: {exc!s}") from exc
+
+
+def _decode_trees(items, n_binary_features) -> list[Tree]:
+    if not isinstance(items, list) or not items:
+        raise TypeError("expected a non-empty list of trees")
+    trees = [Tree.from_dict(item) for item in items]
+    for tree in trees:
+        tree.validate(n_binary_features)
+    return trees
+
+
+def _decode_clusters(data, tree, n_features_in) -> tuple:
+    """A clusterer's cluster of each node, ``labels_`` and ``cluster_centers_``, checked."""
+    cluster_of = np.array(data["cluster_of"], dtype=np.int64)
+    centers = np.array(data["centers"], dtype=np.float64)
+    labels = np.array(data["labels"], dtype=np.int64)
+    leaves = tree.is_leaf_mask()
+    n_clusters = int(leaves.sum())
+    if (cluster_of.shape != leaves.shape or np.any(cluster_of[~leaves] != -1)
+            or not np.array_equal(np.sort(cluster_of[leaves]), np.arange(n_clusters))):
+        raise ValueError("cluster_of must number the leaves 0, 1, ... and give -1 elsewhere")
+    if centers.shape != (n_clusters, n_features_in) or not np.isfinite(centers).all():
+        raise ValueError(f"centers must be {n_clusters} rows of {n_features_in} finite numbers")
+    if labels.ndim != 1 or np.any(labels < -1) or np.any(labels >= n_clusters):
+        raise ValueError("labels must be cluster numbers (or -1)")
+    return cluster_of, labels, centers
+
+
+def _encode_leaf_value(node, value) -> dict:
+    """One entry of a predictor's ``leaf_values``; numpy values keep their dtype and shape."""
+    item = {"node": int(node)}
+    if isinstance(value, np.ndarray | np.generic):
+        if value.dtype.kind not in _LEAF_DTYPE_KINDS:
+            raise ValueError(f"leaf_values_ holds a value of dtype {value.dtype}, which JSON "
+                             "cannot store")
+        item["dtype"] = value.dtype.str
+        if isinstance(value, np.ndarray):
+            item["shape"] = list(value.shape)
+    item["value"] = _json_safe(value, "leaf_values_")
+    return item
+
+
+def _decode_leaf_values(items, tree) -> dict:
+    """A predictor's ``leaf_values_``: the value of each leaf of ``tree``, by node id."""
+    values = {}
+    for item in items:
+        value = item["value"]
+        if "dtype" in item:
+            dtype = np.dtype(item["dtype"])
+            if dtype.kind not in _LEAF_DTYPE_KINDS:
+                raise ValueError(f"dtype {dtype.str} is not one of numbers or strings")
+            value = (np.array(value, dtype=dtype).reshape(item["shape"]) if "shape" in item
+                     else dtype.type(value))
+        values[_expect(item, "node", int)] = value
+    if sorted(values) != np.flatnonzero(tree.is_leaf_mask()).tolist():
+        raise ValueError("leaf_values must give one value for each leaf of the tree")
+    return values
 
 
 def _decode_features(items) -> list[BinaryFeature]:

@@ -12,6 +12,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import SEARCH_CONSTRAINTS, OptimalTreeBase, rows_per_node
+from ._classes import _plain_labels
 
 
 class _NoLabels(OptimalTreeBase):
@@ -318,6 +319,7 @@ wipe_strategy, wipe_factor, thresholds, n_thresholds
         if y is None:
             raise ValueError("fast_error_function needs the class labels y")
         X, y = self._validate_training_data(X, y)
+        y = _plain_labels(y)
         weight = self._checked_weight(sample_weight, len(y))
         kept = np.flatnonzero(weight > 0)
         self.classes_, codes = np.unique(y, return_inverse=True)
