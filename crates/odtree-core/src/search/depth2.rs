@@ -115,6 +115,16 @@ pub(crate) fn pair_bytes(n_features: usize, n_stats: usize) -> usize {
     counted.max(table)
 }
 
+/// Writes into `gathered` each candidate's column restricted to the cover's non-zero words,
+/// one candidate after another.
+fn gather(data: &Dataset, node: &Node, gathered: &mut Vec<u64>) {
+    gathered.clear();
+    for &f in node.candidates {
+        node.cover
+            .restrict_into(data.item_mask(item(f, true)), gathered);
+    }
+}
+
 /// The trees of a node whose solve the budget cut short: the leaf, for every node limit (a
 /// valid tree, which the engine does not record as proven).
 fn leaves_only<C: Cost>(node: &Node) -> Trees<C> {
@@ -354,11 +364,7 @@ impl<C: Cost> Depth2<C> {
         let indices = node.cover.word_indices();
         let n_words = indices.len();
         let n = node.candidates.len();
-        self.gathered.clear();
-        for &f in node.candidates {
-            node.cover
-                .restrict_into(data.item_mask(item(f, true)), &mut self.gathered);
-        }
+        gather(data, node, &mut self.gathered);
         let class_masks = data.class_masks();
         self.classes.clear();
         for &w in indices {
@@ -455,11 +461,7 @@ impl<C: Cost> Depth2<C> {
         let n_words = indices.len();
         let (n, len) = (node.candidates.len(), node.stats.len());
         let mut gathered = std::mem::take(&mut self.gathered);
-        gathered.clear();
-        for &f in node.candidates {
-            node.cover
-                .restrict_into(rules.data.item_mask(item(f, true)), &mut gathered);
-        }
+        gather(rules.data, node, &mut gathered);
         let (mut pair, mut row_stats) = (vec![0.0; len], vec![0.0; len]);
         let mut complete = true;
         'roots: for i in 0..n {
