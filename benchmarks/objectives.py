@@ -154,14 +154,13 @@ def make_fit(job: dict, X: np.ndarray, y: np.ndarray):
     labels, classes = np.unique(y, return_inverse=True)
     settings = objective_settings(objective, classes, len(labels))
     if job["api"] == "core":
-        from odtree._core import Solver
+        from odtree._core import Config, Solver
 
         solver = Solver(X, classes.astype(np.uint32), len(labels))
+        config = Config(max_depth=depth, time_limit=time_limit)
 
         def fit_core():
-            result = solver.solve(max_depth=depth, min_samples_leaf=1, upper_bound=np.inf,
-                                  search="murtree", time_limit=time_limit,
-                                  objective=objective, **settings)
+            result = solver.solve(config, objective=objective, **settings)
             return result["objective"], result["status"]
 
         return fit_core

@@ -1,6 +1,7 @@
 """Issue 12, item 6: nothing reachable from Python panics across the boundary.
 
-The private ``_core.Solver`` is driven with random, often invalid, data and parameters: every
+The private ``_core.Solver`` and ``_core.Config`` are driven with random, often invalid, data
+and parameters: every
 call either returns a result or raises an ordinary exception (ValueError, TypeError or
 OverflowError for numbers out of a parameter's range); never the RuntimeError of a failed
 search thread, nor pyo3's PanicException."""
@@ -54,6 +55,12 @@ def _floats(size, low=0.0, high=10.0):
                     max_size=size).map(lambda values: np.array(values, dtype=np.float64))
 
 
+#: The arguments of ``Solver.solve`` that go to its ``Config``.
+CONFIG = {"max_depth", "min_samples_leaf", "upper_bound", "search", "max_nodes", "leaf_penalty",
+          "lexicographic", "cache", "branching", "depth2_solver", "similarity_bound",
+          "memory_limit", "max_cache_entries", "wipe_strategy", "wipe_factor", "time_limit"}
+
+
 @st.composite
 def solve_arguments(draw, n_rows, n_classes):
     """Arguments of ``Solver.solve``, each mostly valid."""
@@ -70,7 +77,7 @@ def solve_arguments(draw, n_rows, n_classes):
                               st.just("bad"))),
         "branching": draw(_mostly(st.sampled_from([None, "in_order", "gini", "gain_asc"]),
                                   st.just("x"))),
-        "depth2": draw(st.none() | st.booleans()),
+        "depth2_solver": draw(st.none() | st.booleans()),
         "similarity_bound": draw(st.none() | st.booleans()),
         "memory_limit": draw(st.none() | st.integers(1, 10**6)),
         "max_cache_entries": draw(st.none() | _mostly(st.integers(1, 50), st.just(0))),
@@ -110,7 +117,11 @@ def test_random_calls_never_panic(data, choices):
     if solver is None:
         return
     arguments = choices.draw(solve_arguments(X.shape[0], n_classes))
-    result = _call(solver.solve, **arguments)
+    settings = {name: arguments.pop(name) for name in list(arguments) if name in CONFIG}
+    config = _call(_core.Config, **settings)
+    if config is None:
+        return
+    result = _call(solver.solve, config, **arguments)
     if result is not None:
         statuses = {"optimal", "time_limit", "interrupted", "infeasible", "memory_limit"}
         for one in result if isinstance(result, list) else [result]:
@@ -125,8 +136,7 @@ def test_callback_results_of_any_type_never_panic(data, value):
     solver = _call(_core.Solver, X, y, n_classes)
     if solver is None:
         return
+    config = _core.Config(max_depth=2)
     for objective in ("fast_error_function", "error_function"):
-        _call(solver.solve, max_depth=2, min_samples_leaf=1, upper_bound=np.inf,
-              search="murtree", objective=objective, function=lambda _: value)
-        _call(solver.solve, max_depth=2, min_samples_leaf=1, upper_bound=np.inf,
-              search="murtree", objective=objective, function=lambda _: (value, value))
+        _call(solver.solve, config, objective=objective, function=lambda _: value)
+        _call(solver.solve, config, objective=objective, function=lambda _: (value, value))

@@ -21,8 +21,7 @@ from odtree._base import rows_per_node
 
 
 def _solve(solver, **kwargs):
-    return solver.solve(max_depth=2, min_samples_leaf=1, upper_bound=np.inf, search="murtree",
-                        **kwargs)
+    return solver.solve(_core.Config(max_depth=2), **kwargs)
 
 
 def test_node_weights_come_from_the_core():

@@ -30,6 +30,16 @@ from .exceptions import InfeasibleWarning, NotOptimalWarning
 INTERRUPT_WINDOW = 10.0
 _last_interrupt = [-np.inf]
 
+#: The cache figures of a search result (named by the core) and the fitted attributes that
+#: hold them.
+CACHE_ATTRIBUTES = {
+    "cache_entries": "n_cache_entries_",
+    "cache_peak_entries": "cache_peak_entries_",
+    "cache_peak_bytes": "cache_peak_bytes_",
+    "n_wipes": "n_wipes_",
+    "cache_created_entries": "cache_created_entries_",
+}
+
 #: Parameter checks shared by every estimator.
 SEARCH_CONSTRAINTS: dict = {
     "max_depth": [Interval(Integral, 0, 64, closed="both")],
@@ -170,7 +180,7 @@ class OptimalTreeBase(BaseEstimator):
         time_limit = None if deadline is None else max(0.0, deadline - time.monotonic())
         if stopped is not None:
             time_limit = 0.0
-        result = solver.solve(
+        config = _core.Config(
             max_depth=self.max_depth,
             # beyond the number of rows, every value means "no split"
             min_samples_leaf=min(self.min_samples_leaf, n_rows + 1),
@@ -181,18 +191,17 @@ class OptimalTreeBase(BaseEstimator):
             lexicographic=bool(self.lexicographic),
             cache=self.cache,
             branching=self.branching,
-            depth2=self.depth2_solver,
-            incremental=self.incremental_counting,
+            depth2_solver=self.depth2_solver,
+            incremental_counting=self.incremental_counting,
             similarity_bound=self.similarity_bound,
             child_order=self.child_order,
             memory_limit=memory_limit,
             max_cache_entries=self.max_cache_entries,
             wipe_strategy=self.wipe_strategy,
             wipe_factor=float(self.wipe_factor),
-            sample_weight=weight[kept],
             time_limit=time_limit,
-            **objective,
         )
+        result = solver.solve(config, sample_weight=weight[kept], **objective)
         for one in result if isinstance(result, list) else [result]:
             if stopped is not None and one["status"] != "infeasible":
                 one["status"] = stopped
@@ -213,11 +222,8 @@ class OptimalTreeBase(BaseEstimator):
         self.lower_bound_ = float(result["lower_bound"])
         self.status_ = str(result["status"])
         self.optimal_ = self.status_ == "optimal"
-        self.n_cache_entries_ = int(result["cache_entries"])
-        self.cache_peak_entries_ = int(result["cache_peak_entries"])
-        self.cache_peak_bytes_ = int(result["cache_peak_bytes"])
-        self.n_wipes_ = int(result["n_wipes"])
-        self.cache_created_entries_ = int(result["cache_created_entries"])
+        for name, attribute in CACHE_ATTRIBUTES.items():
+            setattr(self, attribute, int(result[name]))
         self._warn_status()
 
     def _warn_status(self) -> None:

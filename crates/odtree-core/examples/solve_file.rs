@@ -62,10 +62,10 @@ fn main() {
         "objective {} status {:?} entries {} created {} wipes {} repaired {} seconds {:.3}",
         solution.objective,
         solution.status,
-        solution.cache_entries,
-        solution.cache_created,
-        solution.wipes,
-        solution.repaired,
+        solution.cache.entries,
+        solution.cache.created,
+        solution.cache.wipes,
+        solution.cache.repaired,
         solution.seconds
     );
 }

@@ -25,6 +25,7 @@ pub mod objective;
 pub mod search;
 pub mod solver;
 pub mod stats;
+pub mod task;
 pub mod tree;
 
 #[cfg(test)]
@@ -33,9 +34,10 @@ mod oracle;
 mod oracle_objectives;
 
 pub use budget::{Budget, Stop};
-pub use cache::WipeStrategy;
+pub use cache::{CacheReport, WipeStrategy};
 pub use data::Dataset;
 pub use error::{OdtError, Result};
 pub use search::{Branching, CacheKind, ChildOrder, MemoryLimits, SearchConfig};
 pub use solver::{Solution, Solver, Status};
+pub use task::{Task, TaskInputs};
 pub use tree::{Tree, TreeNode};

@@ -142,7 +142,7 @@ pub(crate) fn all_configs(max_depth: u32, rules: &Rules) -> Vec<SearchConfig> {
             Branching::GainDescending,
             Branching::Gini,
         ] {
-            for depth2 in [false, true] {
+            for depth2_solver in [false, true] {
                 for fast in [false, true] {
                     let base = if fast {
                         SearchConfig::default()
@@ -156,7 +156,7 @@ pub(crate) fn all_configs(max_depth: u32, rules: &Rules) -> Vec<SearchConfig> {
                         leaf_penalty: rules.penalty,
                         cache,
                         branching,
-                        depth2,
+                        depth2_solver,
                         ..base
                     });
                 }
@@ -302,7 +302,7 @@ proptest! {
         for config in all_configs(depth, &rules).iter().skip(instance.n_rows % 5).step_by(5) {
             let config = SearchConfig { memory, ..config.clone() };
             let solution = solver.solve(&config, Some(&instance.weights), Budget::default()).unwrap();
-            prop_assert!(solution.cache_peak_entries <= cap, "{} keys over a cap of {}", solution.cache_peak_entries, cap);
+            prop_assert!(solution.cache.peak_entries <= cap, "{} keys over a cap of {}", solution.cache.peak_entries, cap);
             check_tree(&solution, &config);
             let tol = 1e-9 * (1.0 + expected.abs());
             match solution.status {
@@ -357,9 +357,9 @@ fn wipes_happen_and_the_optimum_survives() {
             ];
             for (strategy, by_bytes) in strategies.into_iter().flat_map(|s| [(s, false), (s, true)])
             {
-                let cap = (free.cache_peak_entries / 10).max(ROOMY);
+                let cap = (free.cache.peak_entries / 10).max(ROOMY);
                 // a byte cap: half the unbounded cache, plus room for the working memory
-                let bytes = free.cache_peak_bytes / 2 + (1 << 15);
+                let bytes = free.cache.peak_bytes / 2 + (1 << 15);
                 let memory = MemoryLimits {
                     max_entries: (!by_bytes).then_some(cap),
                     max_bytes: by_bytes.then_some(bytes),
@@ -373,18 +373,18 @@ fn wipes_happen_and_the_optimum_survives() {
                 let solution = solver.solve(&bounded, None, Budget::default()).unwrap();
                 let label = format!(
                     "{cache:?} {strategy:?} bytes={by_bytes} dl85={}",
-                    !base.depth2
+                    !base.depth2_solver
                 );
                 assert_eq!(solution.status, Status::Optimal, "{label}");
                 assert_eq!(solution.objective, free.objective, "{label}");
-                assert!(solution.wipes > 0, "{label}: no wipe");
+                assert!(solution.cache.wipes > 0, "{label}: no wipe");
                 if by_bytes {
-                    assert!(solution.cache_peak_bytes <= bytes, "{label}");
+                    assert!(solution.cache.peak_bytes <= bytes, "{label}");
                 } else {
-                    assert!(solution.cache_peak_entries <= cap, "{label}");
+                    assert!(solution.cache.peak_entries <= cap, "{label}");
                 }
                 check_tree(&solution, &bounded);
-                repaired += solution.repaired;
+                repaired += solution.cache.repaired;
             }
         }
     }
@@ -450,7 +450,7 @@ fn toy_example_dl85_visits_17_of_27_itemsets() {
     };
     let solution = solver.solve(&config, None, Budget::default()).unwrap();
     assert_eq!(solution.objective, 2.0);
-    assert_eq!(solution.cache_entries, 17);
+    assert_eq!(solution.cache.entries, 17);
     // the tree of the thesis: A=1 -> class 1; A=0, B=1 -> class 0; A=0, B=0 -> split on C
     let tree = &solution.tree;
     assert_eq!(tree.nodes()[0].feature, Some(0));

@@ -1,16 +1,20 @@
 //! The public entry point: a solver built once per dataset and solved many times.
 
 use crate::budget::{Budget, Stop};
-use crate::cache::{DatasetIndex, PathIndex, TrieIndex};
+use crate::cache::{CacheReport, DatasetIndex, PathIndex, TrieIndex};
 use crate::cover::Cover;
 use crate::data::Dataset;
 use crate::error::OdtError;
 use crate::error::Result;
-use crate::objective::{check_targets, ByRows, Misclassification, Objective, Penalised, Pinball};
+use crate::objective::{
+    check_targets, ByRows, CentroidDistance, CostMatrix, Misclassification, Objective, Penalised,
+    Pinball, SquaredError,
+};
 use crate::search::{
     CacheKind, Cost, Engine, Lexicographic, QuantileSearch, SearchConfig, SearchOutcome,
 };
 use crate::stats::Weights;
+use crate::task::Task;
 use crate::tree::Tree;
 use std::time::Instant;
 
@@ -53,20 +57,8 @@ pub struct Solution {
     pub lower_bound: f64,
     /// How the solve ended.
     pub status: Status,
-    /// Cache keys at the end of the search.
-    pub cache_entries: usize,
-    /// Bytes the cache held at the end of the search.
-    pub cache_bytes: usize,
-    /// Most keys the cache held at once.
-    pub cache_peak_entries: usize,
-    /// Most bytes the cache held at once.
-    pub cache_peak_bytes: usize,
-    /// Number of wipes of a bounded cache.
-    pub wipes: usize,
-    /// Cache keys created, counting those created again after a wipe.
-    pub cache_created: usize,
-    /// Wiped subtrees of the best tree solved again after the search (spec §6.9).
-    pub repaired: usize,
+    /// What the cache held and did.
+    pub cache: CacheReport,
     /// Wall time of the solve in seconds.
     pub seconds: f64,
 }
@@ -119,6 +111,55 @@ impl Solver {
             }
             Ok(Misclassification::new(&class_totals))
         })
+    }
+
+    /// Solves for the built-in objective `task`: one solution, or one per quantile for
+    /// [`Task::Quantiles`].
+    pub fn solve_task(
+        &self,
+        task: Task,
+        config: &SearchConfig,
+        weights: Option<&[f64]>,
+        budget: Budget,
+    ) -> Result<Vec<Solution>> {
+        let k = self.data.n_classes();
+        let one = match task {
+            Task::Misclassification => self.solve(config, weights, budget),
+            Task::CostMatrix(costs) => {
+                self.solve_objective(config, weights, budget, |_, _| CostMatrix::new(costs, k))
+            }
+            Task::SquaredError(targets) => {
+                self.solve_objective(config, weights, budget, |_, weights| {
+                    SquaredError::new(&targets, weights)
+                })
+            }
+            Task::AbsoluteError(targets) => {
+                self.solve_objective(config, weights, budget, |data, _| {
+                    check_targets(&targets, data.n_rows())?;
+                    Ok(ByRows::new(Pinball::absolute(&targets)))
+                })
+            }
+            Task::Quantile { targets, quantile } => {
+                if !(quantile > 0.0 && quantile < 1.0) {
+                    return Err(OdtError::InvalidParameter(format!(
+                        "quantile must be in (0, 1), got {quantile}"
+                    )));
+                }
+                self.solve_objective(config, weights, budget, |data, _| {
+                    check_targets(&targets, data.n_rows())?;
+                    Ok(ByRows::new(Pinball::new(&targets, quantile, 1.0)))
+                })
+            }
+            Task::Centroid { points, dim } => {
+                self.solve_objective(config, weights, budget, |_, weights| {
+                    Ok(ByRows::new(CentroidDistance::new(points, dim, weights)?))
+                })
+            }
+            Task::Quantiles { targets, quantiles } => {
+                return self.solve_quantiles(config, weights, budget, &targets, &quantiles)
+            }
+        };
+        one.map(|solution| vec![solution])
     }
 
     /// Finds the optimal tree for the objective `make` builds from the data and the checked
@@ -193,13 +234,12 @@ impl Solver {
                     tree,
                     lower_bound,
                     infeasible: false,
-                    cache_entries: nodes,
-                    cache_bytes: 0,
-                    cache_peak_entries: nodes,
-                    cache_peak_bytes: 0,
-                    wipes: 0,
-                    cache_created: nodes,
-                    repaired: 0,
+                    cache: CacheReport {
+                        entries: nodes,
+                        peak_entries: nodes,
+                        created: nodes,
+                        ..CacheReport::default()
+                    },
                     stopped: found.stopped,
                 };
                 Self::finish(outcome, start)
@@ -261,13 +301,7 @@ impl Solver {
             tree: outcome.tree,
             lower_bound: outcome.lower_bound,
             status,
-            cache_entries: outcome.cache_entries,
-            cache_bytes: outcome.cache_bytes,
-            cache_peak_entries: outcome.cache_peak_entries,
-            cache_peak_bytes: outcome.cache_peak_bytes,
-            wipes: outcome.wipes,
-            cache_created: outcome.cache_created,
-            repaired: outcome.repaired,
+            cache: outcome.cache,
             seconds: start.elapsed().as_secs_f64(),
         }
     }

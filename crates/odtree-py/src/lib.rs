@@ -2,15 +2,14 @@
 //! Every decision about the search lives in odtree-core; this crate only translates.
 
 mod callbacks;
+mod config;
 
 use callbacks::{ClassesCallback, Failure, Labels, RowsCallback, FAILED};
+use config::PyConfig;
 use numpy::{PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
-use odtree_core::objective::{
-    check_targets, ByRows, CentroidDistance, CostMatrix, Pinball, SquaredError,
-};
+use odtree_core::objective::ByRows;
 use odtree_core::{
-    Branching, Budget, CacheKind, ChildOrder, Dataset, MemoryLimits, OdtError, Result,
-    SearchConfig, Solution, Solver, Status, WipeStrategy,
+    Budget, Dataset, OdtError, Result, SearchConfig, Solution, Solver, Status, Task, TaskInputs,
 };
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -26,24 +25,14 @@ fn to_py_err(error: OdtError) -> PyErr {
     PyValueError::new_err(error.to_string())
 }
 
-fn unknown(what: &str, value: &str) -> PyErr {
-    PyValueError::new_err(format!("unknown {what} {value:?}"))
-}
-
-/// What a search minimises, with the data it needs.
-enum Task {
-    Misclassification,
-    CostMatrix(Vec<f64>),
-    SquaredError(Vec<f64>),
-    Pinball(Vec<f64>, f64, f64),
-    Centroid(Vec<f64>, usize),
+/// What a search minimises: a built-in objective, or a Python callback.
+enum Objective {
+    BuiltIn(Task),
     Rows(RowsCallback),
     Classes(ClassesCallback),
-    /// Targets and quantiles, solved in one search with one tree per quantile.
-    Quantiles(Vec<f64>, Vec<f64>),
 }
 
-impl Task {
+impl Objective {
     /// Solves with this objective: one solution, or one per quantile.
     fn solve(
         self,
@@ -52,36 +41,13 @@ impl Task {
         weights: Option<&[f64]>,
         budget: Budget,
     ) -> Result<Vec<Solution>> {
-        let k = solver.data().n_classes();
         let one = match self {
-            Task::Misclassification => solver.solve(config, weights, budget),
-            Task::CostMatrix(costs) => {
-                solver.solve_objective(config, weights, budget, |_, _| CostMatrix::new(costs, k))
-            }
-            Task::SquaredError(targets) => {
-                solver.solve_objective(config, weights, budget, |_, weights| {
-                    SquaredError::new(&targets, weights)
-                })
-            }
-            Task::Pinball(targets, quantile, scale) => {
-                solver.solve_objective(config, weights, budget, |data, _| {
-                    check_targets(&targets, data.n_rows())?;
-                    Ok(ByRows::new(Pinball::new(&targets, quantile, scale)))
-                })
-            }
-            Task::Centroid(points, dim) => {
-                solver.solve_objective(config, weights, budget, |_, weights| {
-                    Ok(ByRows::new(CentroidDistance::new(points, dim, weights)?))
-                })
-            }
-            Task::Rows(callback) => {
+            Objective::BuiltIn(task) => return solver.solve_task(task, config, weights, budget),
+            Objective::Rows(callback) => {
                 solver.solve_objective(config, weights, budget, |_, _| Ok(ByRows::new(callback)))
             }
-            Task::Classes(callback) => {
+            Objective::Classes(callback) => {
                 solver.solve_objective(config, weights, budget, |_, _| Ok(callback))
-            }
-            Task::Quantiles(targets, quantiles) => {
-                return solver.solve_quantiles(config, weights, budget, &targets, &quantiles)
             }
         };
         one.map(|solution| vec![solution])
@@ -120,54 +86,29 @@ impl PySolver {
         })
     }
 
-    /// Solves for the optimal tree; returns a dict of results (see `odtree._classes`).
+    /// Solves for the optimal tree under `config`; returns a dict of results (see
+    /// `odtree._base`), or a list of them, one per quantile, for `"quantiles"`.
     ///
     /// The GIL is released while the search runs. A Ctrl-C stops the search and the best tree
     /// so far is returned with status "interrupted"; a second Ctrl-C before the search has
     /// wound down raises KeyboardInterrupt.
     ///
-    /// `search` picks the preset ("murtree" or "dl85"); each switch left at `None` keeps the
-    /// preset's choice.
-    ///
-    /// `objective` picks what is minimised: "misclassification", "cost_matrix" (with
-    /// `cost_matrix`), "squared_error", "absolute_error" or "quantile" (with `targets` and
-    /// `quantile`), "quantiles" (with `targets` and `quantiles`: one search, and a list of
-    /// results, one per quantile), "centroid" (with `points`), or a Python callback `function`:
-    /// "error_function" (rows) or "fast_error_function" (class weights). With `labelled`,
-    /// the callback must return a class index with its error; without, the index is ignored
-    /// (rows) or optional, the heaviest class standing in (class weights).
-    #[pyo3(signature = (*, max_depth, min_samples_leaf, upper_bound, search, max_nodes=None,
-                        leaf_penalty=0.0, lexicographic=false, cache=None, branching=None, depth2=None,
-                        incremental=None, similarity_bound=None, child_order=None,
-                        memory_limit=None, max_cache_entries=None, wipe_strategy="reuses",
-                        wipe_factor=0.1, sample_weight=None, time_limit=None,
-                        objective="misclassification", cost_matrix=None, targets=None,
-                        quantile=0.5, quantiles=None, points=None, function=None,
-                        labelled=true))]
+    /// `objective` picks what is minimised: a built-in objective by name
+    /// (`odtree_core::Task::NAMES`, with `cost_matrix`, `targets`, `quantile`, `quantiles` or
+    /// `points` as it needs), or a Python callback `function`: "error_function" (rows) or
+    /// "fast_error_function" (class weights). With `labelled`, the callback must return a
+    /// class index with its error; without, the index is ignored (rows) or optional, the
+    /// heaviest class standing in (class weights).
+    #[pyo3(signature = (config, *, objective="misclassification", sample_weight=None,
+                        cost_matrix=None, targets=None, quantile=0.5, quantiles=None,
+                        points=None, function=None, labelled=true))]
     #[allow(clippy::too_many_arguments)]
     fn solve<'py>(
         &self,
         py: Python<'py>,
-        max_depth: u32,
-        min_samples_leaf: u32,
-        upper_bound: f64,
-        search: &str,
-        max_nodes: Option<u32>,
-        leaf_penalty: f64,
-        lexicographic: bool,
-        cache: Option<&str>,
-        branching: Option<&str>,
-        depth2: Option<bool>,
-        incremental: Option<bool>,
-        similarity_bound: Option<bool>,
-        child_order: Option<&str>,
-        memory_limit: Option<usize>,
-        max_cache_entries: Option<usize>,
-        wipe_strategy: &str,
-        wipe_factor: f64,
-        sample_weight: Option<PyReadonlyArray1<f64>>,
-        time_limit: Option<f64>,
+        config: &PyConfig,
         objective: &str,
+        sample_weight: Option<PyReadonlyArray1<f64>>,
         cost_matrix: Option<PyReadonlyArray2<f64>>,
         targets: Option<PyReadonlyArray1<f64>>,
         quantile: f64,
@@ -176,117 +117,50 @@ impl PySolver {
         function: Option<Py<PyAny>>,
         labelled: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let mut config = match search {
-            "murtree" => SearchConfig::default(),
-            "dl85" => SearchConfig::dl85(),
-            other => return Err(unknown("search", other)),
-        };
-        config.max_depth = max_depth;
-        config.min_samples_leaf = min_samples_leaf;
-        config.upper_bound = upper_bound;
-        config.max_nodes = max_nodes;
-        config.leaf_penalty = leaf_penalty;
-        config.lexicographic = lexicographic;
-        if let Some(cache) = cache {
-            config.cache = match cache {
-                "trie" => CacheKind::Trie,
-                "hash" => CacheKind::Hash,
-                "dataset" => CacheKind::Dataset,
-                other => return Err(unknown("cache", other)),
-            };
-        }
-        if let Some(branching) = branching {
-            config.branching = match branching {
-                "in_order" => Branching::InOrder,
-                "gain_asc" => Branching::GainAscending,
-                "gain_desc" => Branching::GainDescending,
-                "gini" => Branching::Gini,
-                other => return Err(unknown("branching", other)),
-            };
-        }
-        if let Some(child_order) = child_order {
-            config.child_order = match child_order {
-                "left_first" => ChildOrder::LeftFirst,
-                "larger_error_first" => ChildOrder::LargerLeafCostFirst,
-                other => return Err(unknown("child_order", other)),
-            };
-        }
-        config.memory = MemoryLimits {
-            max_bytes: memory_limit,
-            max_entries: max_cache_entries,
-            strategy: match wipe_strategy {
-                "reuses" => WipeStrategy::Reuses,
-                "descendants" => WipeStrategy::Descendants,
-                "all" => WipeStrategy::All,
-                other => return Err(unknown("wipe_strategy", other)),
-            },
-            wipe_factor,
-        };
-        config.depth2 = depth2.unwrap_or(config.depth2);
-        config.incremental = incremental.unwrap_or(config.incremental);
-        config.similarity_bound = similarity_bound.unwrap_or(config.similarity_bound);
-        config.validate().map_err(to_py_err)?;
         let weights: Option<Vec<f64>> = sample_weight.map(|w| w.as_array().to_vec());
-        if time_limit.is_some_and(|t| t.is_nan() || t < 0.0 || t.is_infinite()) {
-            return Err(PyValueError::new_err(
-                "time_limit must be a finite number ≥ 0",
-            ));
-        }
         let interrupt = Arc::new(AtomicBool::new(false));
         let failure = Failure::new(interrupt.clone());
         let n_classes = self.solver.data().n_classes();
-        let missing =
-            |what: &str| PyValueError::new_err(format!("objective {objective:?} needs {what}"));
-        let targets = targets.map(|t| t.as_array().to_vec());
-        let task = match objective {
-            "misclassification" => Task::Misclassification,
-            "cost_matrix" => {
-                Task::CostMatrix(rows_of(cost_matrix.ok_or_else(|| missing("cost_matrix"))?).0)
+        let labels = |optional| {
+            if labelled {
+                Labels::Required(n_classes)
+            } else {
+                optional
             }
-            "squared_error" => Task::SquaredError(targets.ok_or_else(|| missing("targets"))?),
-            "absolute_error" => Task::Pinball(targets.ok_or_else(|| missing("targets"))?, 0.5, 2.0),
-            "quantile" => Task::Pinball(targets.ok_or_else(|| missing("targets"))?, quantile, 1.0),
-            "centroid" => {
-                let (points, dim) = rows_of(points.ok_or_else(|| missing("points"))?);
-                Task::Centroid(points, dim)
-            }
-            "error_function" => Task::Rows(RowsCallback::new(
-                function.ok_or_else(|| missing("function"))?,
-                "error_function",
-                if labelled {
-                    Labels::Required(n_classes)
-                } else {
-                    Labels::Ignored
-                },
-                failure.clone(),
-            )),
-            "fast_error_function" => Task::Classes(ClassesCallback::new(
-                function.ok_or_else(|| missing("function"))?,
-                "fast_error_function",
-                if labelled {
-                    Labels::Required(n_classes)
-                } else {
-                    Labels::Optional(n_classes)
-                },
-                failure.clone(),
-            )),
-            "quantiles" => Task::Quantiles(
-                targets.ok_or_else(|| missing("targets"))?,
-                quantiles
-                    .ok_or_else(|| missing("quantiles"))?
-                    .as_array()
-                    .to_vec(),
-            ),
-            other => return Err(unknown("objective", other)),
         };
-        let several = matches!(task, Task::Quantiles(..));
-        // a limit beyond what a Duration holds (~5.8e11 years) means no limit
-        let time_limit = time_limit.and_then(|t| Duration::try_from_secs_f64(t).ok());
-        let budget = Budget::new(time_limit, Some(interrupt.clone()));
+        let needs_function =
+            |name: &str| PyValueError::new_err(format!("objective {name:?} needs function"));
+        let task = match objective {
+            "error_function" => Objective::Rows(RowsCallback::new(
+                function.ok_or_else(|| needs_function(objective))?,
+                "error_function",
+                labels(Labels::Ignored),
+                failure.clone(),
+            )),
+            "fast_error_function" => Objective::Classes(ClassesCallback::new(
+                function.ok_or_else(|| needs_function(objective))?,
+                "fast_error_function",
+                labels(Labels::Optional(n_classes)),
+                failure.clone(),
+            )),
+            name => {
+                let inputs = TaskInputs {
+                    cost_matrix: cost_matrix.map(|c| rows_of(c).0),
+                    targets: targets.map(|t| t.as_array().to_vec()),
+                    quantile,
+                    quantiles: quantiles.map(|q| q.as_array().to_vec()),
+                    points: points.map(rows_of),
+                };
+                Objective::BuiltIn(Task::from_name(name, inputs).map_err(to_py_err)?)
+            }
+        };
+        let several = matches!(task, Objective::BuiltIn(Task::Quantiles { .. }));
+        let budget = Budget::new(config.time_limit, Some(interrupt.clone()));
+        let search = config.search.clone();
         let solver = self.solver.clone();
         let (sender, receiver) = mpsc::channel();
         let worker = std::thread::spawn(move || {
-            let result = task.solve(&solver, &config, weights.as_deref(), budget);
+            let result = task.solve(&solver, &search, weights.as_deref(), budget);
             let _ = sender.send(result);
         });
         let flag = interrupt.clone();
@@ -397,12 +271,9 @@ fn solution_to_dict<'py>(py: Python<'py>, solution: &Solution) -> PyResult<Bound
     dict.set_item("objective", solution.objective)?;
     dict.set_item("lower_bound", solution.lower_bound)?;
     dict.set_item("status", solution.status.as_str())?;
-    dict.set_item("cache_entries", solution.cache_entries)?;
-    dict.set_item("cache_bytes", solution.cache_bytes)?;
-    dict.set_item("cache_peak_entries", solution.cache_peak_entries)?;
-    dict.set_item("cache_peak_bytes", solution.cache_peak_bytes)?;
-    dict.set_item("n_wipes", solution.wipes)?;
-    dict.set_item("cache_created_entries", solution.cache_created)?;
+    for (name, value) in solution.cache.fields() {
+        dict.set_item(name, value)?;
+    }
     dict.set_item("seconds", solution.seconds)?;
     Ok(dict)
 }
@@ -411,5 +282,6 @@ fn solution_to_dict<'py>(py: Python<'py>, solution: &Solution) -> PyResult<Bound
 #[pymodule]
 fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<PySolver>()?;
+    module.add_class::<PyConfig>()?;
     Ok(())
 }

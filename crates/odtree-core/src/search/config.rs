@@ -2,6 +2,7 @@
 
 use crate::cache::WipeStrategy;
 use crate::error::{OdtError, Result};
+use std::str::FromStr;
 
 /// Order in which the features are tried at a node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,6 +35,79 @@ pub enum ChildOrder {
     LeftFirst,
     /// The child with the larger leaf cost first (MurTree's dynamic order).
     LargerLeafCostFirst,
+}
+
+/// The named presets of [`SearchConfig::preset`].
+#[derive(Clone, Copy)]
+enum Preset {
+    MurTree,
+    Dl85,
+}
+
+/// Reads a setting from its name in the Python API; the error lists the valid names.
+fn parse<T: Copy>(what: &str, name: &str, options: &[(&str, T)]) -> Result<T> {
+    options
+        .iter()
+        .find(|(option, _)| *option == name)
+        .map(|&(_, value)| value)
+        .ok_or_else(|| {
+            let valid: Vec<&str> = options.iter().map(|(option, _)| *option).collect();
+            OdtError::InvalidParameter(format!(
+                "unknown {what} {name:?}: expected one of {}",
+                valid.join(", ")
+            ))
+        })
+}
+
+impl FromStr for Branching {
+    type Err = OdtError;
+    fn from_str(name: &str) -> Result<Self> {
+        use Branching::*;
+        let options = [
+            ("in_order", InOrder),
+            ("gini", Gini),
+            ("gain_asc", GainAscending),
+            ("gain_desc", GainDescending),
+        ];
+        parse("branching", name, &options)
+    }
+}
+
+impl FromStr for CacheKind {
+    type Err = OdtError;
+    fn from_str(name: &str) -> Result<Self> {
+        use CacheKind::*;
+        parse(
+            "cache",
+            name,
+            &[("trie", Trie), ("hash", Hash), ("dataset", Dataset)],
+        )
+    }
+}
+
+impl FromStr for ChildOrder {
+    type Err = OdtError;
+    fn from_str(name: &str) -> Result<Self> {
+        use ChildOrder::*;
+        let options = [
+            ("larger_error_first", LargerLeafCostFirst),
+            ("left_first", LeftFirst),
+        ];
+        parse("child_order", name, &options)
+    }
+}
+
+impl FromStr for WipeStrategy {
+    type Err = OdtError;
+    fn from_str(name: &str) -> Result<Self> {
+        use WipeStrategy::*;
+        let options = [
+            ("reuses", Reuses),
+            ("descendants", Descendants),
+            ("all", All),
+        ];
+        parse("wipe_strategy", name, &options)
+    }
 }
 
 /// Caps on the cache (spec §6); both `None` means an unbounded cache.
@@ -91,10 +165,10 @@ pub struct SearchConfig {
     /// Cache layout.
     pub cache: CacheKind,
     /// Solve remaining depth ≤ 2 with the specialised counting solver.
-    pub depth2: bool,
+    pub depth2_solver: bool,
     /// Let the depth-2 solver update its counts by the rows that changed since the last node,
     /// when that is cheaper than recounting (MurTree §4.3.3).
-    pub incremental: bool,
+    pub incremental_counting: bool,
     /// Child order.
     pub child_order: ChildOrder,
     /// Tighten the first child's bound by the sibling's lower bound (MurTree).
@@ -123,8 +197,8 @@ impl Default for SearchConfig {
             upper_bound: f64::INFINITY,
             branching: Branching::InOrder,
             cache: CacheKind::Trie,
-            depth2: true,
-            incremental: true,
+            depth2_solver: true,
+            incremental_counting: true,
             child_order: ChildOrder::LargerLeafCostFirst,
             sibling_bound: true,
             leaf_incumbent: true,
@@ -140,8 +214,8 @@ impl SearchConfig {
     /// and the leaf only compared once the splits are done.
     pub fn dl85() -> Self {
         Self {
-            depth2: false,
-            incremental: false,
+            depth2_solver: false,
+            incremental_counting: false,
             child_order: ChildOrder::LeftFirst,
             sibling_bound: false,
             leaf_incumbent: false,
@@ -149,6 +223,15 @@ impl SearchConfig {
             refined_lower_bound: false,
             ..Self::default()
         }
+    }
+
+    /// The preset named `name`: `"murtree"` (every technique) or `"dl85"`.
+    pub fn preset(name: &str) -> Result<Self> {
+        let presets = [("murtree", Preset::MurTree), ("dl85", Preset::Dl85)];
+        Ok(match parse("search", name, &presets)? {
+            Preset::MurTree => Self::default(),
+            Preset::Dl85 => Self::dl85(),
+        })
     }
 
     /// Largest accepted depth: beyond it the search space is beyond any budget anyway.
@@ -190,5 +273,25 @@ impl SearchConfig {
             ));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_parse_and_errors_list_the_valid_ones() {
+        assert_eq!("gini".parse::<Branching>(), Ok(Branching::Gini));
+        assert_eq!("dataset".parse::<CacheKind>(), Ok(CacheKind::Dataset));
+        assert_eq!(
+            "left_first".parse::<ChildOrder>(),
+            Ok(ChildOrder::LeftFirst)
+        );
+        assert_eq!("all".parse::<WipeStrategy>(), Ok(WipeStrategy::All));
+        assert_eq!(SearchConfig::preset("dl85"), Ok(SearchConfig::dl85()));
+        let error = "heap".parse::<CacheKind>().unwrap_err().to_string();
+        assert!(error.contains(r#"unknown cache "heap": expected one of trie, hash, dataset"#));
+        assert!(SearchConfig::preset("cart").is_err());
     }
 }

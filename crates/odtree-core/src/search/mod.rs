@@ -25,7 +25,7 @@ pub use order::{gini_gain, information_gain};
 pub(crate) use quantiles::QuantileSearch;
 
 use crate::budget::{Budget, Stop};
-use crate::cache::{Cache, Decision, Handle, Key, KeyIndex, Limits};
+use crate::cache::{Cache, CacheReport, Decision, Handle, Key, KeyIndex, Limits};
 use crate::cover::Cover;
 use crate::data::{item, item_feature, Dataset, Item};
 use crate::objective::{Leaf, Objective};
@@ -114,20 +114,8 @@ pub struct SearchOutcome {
     pub lower_bound: f64,
     /// Whether no tree beats the requested upper bound (the tree is then the root leaf).
     pub infeasible: bool,
-    /// Number of cache keys at the end.
-    pub cache_entries: usize,
-    /// Bytes held by the cache at the end.
-    pub cache_bytes: usize,
-    /// Most keys the cache held at once.
-    pub cache_peak_entries: usize,
-    /// Most bytes the cache held at once.
-    pub cache_peak_bytes: usize,
-    /// Number of wipes.
-    pub wipes: usize,
-    /// Keys created, counting those created again after a wipe.
-    pub cache_created: usize,
-    /// Wiped subtrees of the best tree solved again after the search.
-    pub repaired: usize,
+    /// What the cache held and did.
+    pub cache: CacheReport,
     /// Why the search stopped early, if it did.
     pub stopped: Option<Stop>,
 }
@@ -184,7 +172,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
         let cover = Cover::new(weights.support());
         let capabilities = objective.capabilities();
         let statistics = objective.statistics(data, weights);
-        let use_depth2 = config.depth2 && capabilities.depth2 && statistics.additive();
+        let use_depth2 = config.depth2_solver && capabilities.depth2 && statistics.additive();
         let use_similarity = config.similarity_bound
             && capabilities.similarity_bound
             && config.min_samples_leaf == 1;
@@ -220,7 +208,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
             levels: (0..=max_depth).map(|_| Level::default()).collect(),
             depth2: Depth2::default(),
             similarity: use_similarity.then(|| SimilarityArchive::new(max_depth)),
-            cache_leaves: !config.depth2,
+            cache_leaves: !config.depth2_solver,
             use_depth2,
             store_all_depth2: config.max_nodes.is_some(),
             tolerance: 0.0,
@@ -271,13 +259,15 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
             tree,
             lower_bound,
             infeasible,
-            cache_entries: self.cache.len(),
-            cache_bytes: self.cache.bytes(),
-            cache_peak_entries: cache.peak_keys,
-            cache_peak_bytes: cache.peak_bytes,
-            wipes: cache.wipes,
-            cache_created: cache.created,
-            repaired: self.repaired,
+            cache: CacheReport {
+                entries: self.cache.len(),
+                bytes: self.cache.bytes(),
+                peak_entries: cache.peak_keys,
+                peak_bytes: cache.peak_bytes,
+                wipes: cache.wipes,
+                created: cache.created,
+                repaired: self.repaired,
+            },
             stopped: self.budget.stopped(),
         }
     }
@@ -422,7 +412,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
             statistics: self.statistics,
             min_samples_leaf: self.config.min_samples_leaf,
             tolerance: self.tolerance,
-            incremental: self.config.incremental,
+            incremental: self.config.incremental_counting,
             costly: self.objective.costly(),
         };
         let node = depth2::Node {

@@ -1,0 +1,135 @@
+//! What a solve minimises, named as in the Python API, with the data each objective needs.
+//!
+//! Bindings read an objective's name and inputs into a [`Task`], and
+//! [`Solver::solve_task`](crate::Solver::solve_task) builds the objective and solves. Names
+//! are checked here, once: an unknown name or a missing input is an error that says which.
+
+use crate::error::{OdtError, Result};
+
+/// A built-in objective and its data.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Task {
+    /// Weighted misclassification.
+    Misclassification,
+    /// A cost per (true, predicted) class pair, row by row.
+    CostMatrix(Vec<f64>),
+    /// Squared error of one target per row.
+    SquaredError(Vec<f64>),
+    /// Absolute error of one target per row.
+    AbsoluteError(Vec<f64>),
+    /// Pinball loss of one quantile.
+    Quantile {
+        /// One target per row.
+        targets: Vec<f64>,
+        /// The quantile, in (0, 1).
+        quantile: f64,
+    },
+    /// One tree per quantile, found in one search.
+    Quantiles {
+        /// One target per row.
+        targets: Vec<f64>,
+        /// The quantiles, each in (0, 1).
+        quantiles: Vec<f64>,
+    },
+    /// Distances of the points to their leaf's centroid.
+    Centroid {
+        /// One point per row, row after row.
+        points: Vec<f64>,
+        /// Coordinates per point.
+        dim: usize,
+    },
+}
+
+/// The inputs a caller may give with an objective's name; each objective takes what it needs.
+#[derive(Clone, Debug, Default)]
+pub struct TaskInputs {
+    /// `cost_matrix[i * k + j]`: predicting class j for a row of class i.
+    pub cost_matrix: Option<Vec<f64>>,
+    /// One regression target per row.
+    pub targets: Option<Vec<f64>>,
+    /// The quantile of `"quantile"`.
+    pub quantile: f64,
+    /// The quantiles of `"quantiles"`.
+    pub quantiles: Option<Vec<f64>>,
+    /// Points and their dimension, for `"centroid"`.
+    pub points: Option<(Vec<f64>, usize)>,
+}
+
+impl Task {
+    /// The names [`Task::from_name`] knows.
+    pub const NAMES: [&'static str; 7] = [
+        "misclassification",
+        "cost_matrix",
+        "squared_error",
+        "absolute_error",
+        "quantile",
+        "quantiles",
+        "centroid",
+    ];
+
+    /// The objective called `name`, with what it needs from `inputs`.
+    pub fn from_name(name: &str, inputs: TaskInputs) -> Result<Self> {
+        let missing =
+            |what: &str| OdtError::InvalidParameter(format!("objective {name:?} needs {what}"));
+        let targets = || inputs.targets.clone().ok_or_else(|| missing("targets"));
+        Ok(match name {
+            "misclassification" => Task::Misclassification,
+            "cost_matrix" => Task::CostMatrix(
+                inputs
+                    .cost_matrix
+                    .clone()
+                    .ok_or_else(|| missing("cost_matrix"))?,
+            ),
+            "squared_error" => Task::SquaredError(targets()?),
+            "absolute_error" => Task::AbsoluteError(targets()?),
+            "quantile" => Task::Quantile {
+                targets: targets()?,
+                quantile: inputs.quantile,
+            },
+            "quantiles" => Task::Quantiles {
+                targets: targets()?,
+                quantiles: inputs
+                    .quantiles
+                    .clone()
+                    .ok_or_else(|| missing("quantiles"))?,
+            },
+            "centroid" => {
+                let (points, dim) = inputs.points.clone().ok_or_else(|| missing("points"))?;
+                Task::Centroid { points, dim }
+            }
+            other => {
+                return Err(OdtError::InvalidParameter(format!(
+                    "unknown objective {other:?}: expected one of {}",
+                    Self::NAMES.join(", ")
+                )))
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_need_their_inputs() {
+        let inputs = TaskInputs {
+            targets: Some(vec![1.0]),
+            quantile: 0.3,
+            ..TaskInputs::default()
+        };
+        assert_eq!(
+            Task::from_name("quantile", inputs.clone()),
+            Ok(Task::Quantile {
+                targets: vec![1.0],
+                quantile: 0.3
+            })
+        );
+        let error = Task::from_name("centroid", inputs.clone()).unwrap_err();
+        assert!(error.to_string().contains("needs points"));
+        let error = Task::from_name("gini", inputs).unwrap_err();
+        assert!(error
+            .to_string()
+            .contains("expected one of misclassification"));
+    }
+}
