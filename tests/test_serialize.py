@@ -58,6 +58,7 @@ def stump(X, y, **params):
     counts = [len(codes), int((split == 0).sum()), int((split == 1).sum())]
     model.tree_ = Tree([1, -1, -1], [2, -1, -1], [0, -2, -2], np.array(sums)[:, None, :],
                        counts, np.array(counts, dtype=float))
+    model.node_classes_ = np.argmax(np.array(sums), axis=1)  # the search's classes
     model.n_features_in_ = model.binarizer_.n_features_in_
     if hasattr(model.binarizer_, "feature_names_in_"):
         model.feature_names_in_ = model.binarizer_.feature_names_in_
@@ -125,7 +126,8 @@ def test_json_layout():
     assert data["classes"] == {"type": "int", "dtype": "<i8", "values": [0, 1]}
     assert data["class_ranking"] == [0, 1]
     assert set(data) == {"format", "format_version", "estimator", "params", "classes",
-                         "class_ranking", "n_features_in", "binarizer", "binary_features", "tree",
+                         "class_ranking", "node_classes", "n_features_in", "binarizer",
+                         "binary_features", "tree",
                          "objective", "lower_bound", "optimal", "status", "fit_time",
                          "n_cache_entries"}
 

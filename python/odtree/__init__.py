@@ -10,6 +10,7 @@ from ._features import BinaryFeature
 from ._regressor import OptimalTreeRegressor
 from ._serialize import from_json, to_json
 from ._sklearn_import import from_sklearn
+from ._solver import Solution, Solver
 from ._tree import Tree
 from ._unsupervised import OptimalTreeClusterer, OptimalTreePredictor
 from .exceptions import InfeasibleWarning, NotOptimalWarning
@@ -28,6 +29,8 @@ __all__ = [
     "OptimalTreeClusterer",
     "OptimalTreePredictor",
     "OptimalTreeRegressor",
+    "Solution",
+    "Solver",
     "Tree",
     "__version__",
     "datasets",

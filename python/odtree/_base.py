@@ -22,7 +22,8 @@ from sklearn.utils.validation import (
 )
 
 from ._binarizer import NUMERIC_DTYPES, Binarizer
-from ._memory import parse_bytes
+from ._registry import register
+from ._solver import Solution, Solver, _fingerprint
 from ._tree import Tree
 from .exceptions import InfeasibleWarning, NotOptimalWarning
 
@@ -113,6 +114,7 @@ class OptimalTreeBase(BaseEstimator):
         super().__init_subclass__(**kwargs)
         if "fit" in cls.__dict__:
             cls.fit = _one_fit_at_a_time(cls.__dict__["fit"])
+        register(cls)
 
     def _deadline(self) -> float | None:
         """When the time limit of the running fit ends (``time.monotonic`` seconds)."""
@@ -157,22 +159,23 @@ class OptimalTreeBase(BaseEstimator):
                                               dtype=object)
         return binary_X
 
+    #: The search settings every estimator passes to :meth:`Solver.solve` as they are.
+    _SOLVE_SETTINGS = ("max_depth", "min_samples_leaf", "lexicographic", "search", "cache",
+                       "branching", "depth2_solver", "incremental_counting", "similarity_bound",
+                       "child_order", "memory_limit", "max_cache_entries", "wipe_strategy",
+                       "wipe_factor", "ccp_alpha")
+
     def _fit_tree(self, binary_X, labels, n_classes, weight, *, max_leaf_nodes=None,
-                  **objective) -> dict:
-        """Runs the search on the kept rows (``weight > 0``) and sets the fitted attributes.
+                  **objective):
+        """Runs the search on the kept rows (``weight > 0``) and sets the fitted attributes;
+        returns the :class:`Solution` (a list of them for several quantiles).
 
         ``max_leaf_nodes`` caps the leaves (else ``self.max_leaf_nodes`` does); ``objective``
-        holds the objective's arguments of ``Solver.solve``.
+        holds the objective's arguments of :meth:`Solver.solve`. The :class:`Solver` is kept,
+        so a refit on the same binary data (new weights or limits) does not build it again.
         """
-        from . import _core  # the compiled search; imported here so the rest works without it
-
         kept = weight > 0
-        memory_limit = None if self.memory_limit is None else parse_bytes(self.memory_limit)
-        solver = _core.Solver(binary_X, labels, n_classes)
-        leaves = self.max_leaf_nodes if max_leaf_nodes is None else max_leaf_nodes
-        max_nodes = None if leaves is None else min(leaves - 1, 2**32 - 1)
-        upper_bound = getattr(self, "upper_bound", None)  # clusterers have none
-        n_rows = len(weight)
+        solver = self._kept_solver(binary_X, labels, n_classes)
         # the search gets what is left of the time limit; a binarizer that stopped early
         # leaves it none, and its reason becomes the fit's
         stopped = getattr(self.binarizer_, "stopped_", None)
@@ -180,50 +183,44 @@ class OptimalTreeBase(BaseEstimator):
         time_limit = None if deadline is None else max(0.0, deadline - time.monotonic())
         if stopped is not None:
             time_limit = 0.0
-        config = _core.Config(
-            max_depth=self.max_depth,
-            # beyond the number of rows, every value means "no split"
-            min_samples_leaf=min(self.min_samples_leaf, n_rows + 1),
-            upper_bound=np.inf if upper_bound is None else float(upper_bound),
-            search=self.search,
-            max_nodes=max_nodes,
-            leaf_penalty=float(self.ccp_alpha) * float(weight.sum()),
-            lexicographic=bool(self.lexicographic),
-            cache=self.cache,
-            branching=self.branching,
-            depth2_solver=self.depth2_solver,
-            incremental_counting=self.incremental_counting,
-            similarity_bound=self.similarity_bound,
-            child_order=self.child_order,
-            memory_limit=memory_limit,
-            max_cache_entries=self.max_cache_entries,
-            wipe_strategy=self.wipe_strategy,
-            wipe_factor=float(self.wipe_factor),
-            time_limit=time_limit,
-        )
-        result = solver.solve(config, sample_weight=weight[kept], **objective)
-        for one in result if isinstance(result, list) else [result]:
-            if stopped is not None and one["status"] != "infeasible":
-                one["status"] = stopped
-        # several quantiles give one result per quantile; the first sets the attributes
-        self._set_result(result[0] if isinstance(result, list) else result)
-        return result
+        settings = {name: getattr(self, name) for name in self._SOLVE_SETTINGS}
+        solution = solver.solve(
+            weight[kept], **settings, time_limit=time_limit,
+            upper_bound=getattr(self, "upper_bound", None),  # clusterers have none
+            max_leaf_nodes=self.max_leaf_nodes if max_leaf_nodes is None else max_leaf_nodes,
+            **objective)
+        solutions = solution if isinstance(solution, list) else [solution]
+        for one in solutions:
+            if stopped is not None and one.status != "infeasible":
+                one.status = stopped
+        # several quantiles give one solution per quantile; the first sets the attributes
+        self._set_result(solutions[0])
+        return solution
 
-    def _set_result(self, result: dict) -> None:
-        self.tree_ = Tree(
-            children_left=result["children_left"],
-            children_right=result["children_right"],
-            feature=result["feature"],
-            value=result["value"],
-            n_node_samples=result["n_node_samples"],
-            weighted_n_node_samples=result["weighted_n_node_samples"],
-        )
-        self.objective_ = float(result["objective"])
-        self.lower_bound_ = float(result["lower_bound"])
-        self.status_ = str(result["status"])
-        self.optimal_ = self.status_ == "optimal"
+    def _kept_solver(self, binary_X, labels, n_classes) -> Solver:
+        """The solver of the last fit if it was built from the same data, else a new one."""
+        X = np.ascontiguousarray(binary_X, dtype=np.uint8)
+        codes = np.ascontiguousarray(labels, dtype=np.uint32)
+        solver = getattr(self, "_solver", None)
+        if solver is None or solver.fingerprint != _fingerprint(X, codes, n_classes):
+            solver = Solver._from_codes(X, codes, n_classes)
+        self._solver = solver
+        return solver
+
+    def __getstate__(self):
+        """Pickles without the kept solver (compiled bitsets, built again on the next fit)."""
+        state = super().__getstate__()
+        state.pop("_solver", None)
+        return state
+
+    def _set_result(self, solution: Solution) -> None:
+        self.tree_ = solution.tree
+        self.objective_ = solution.objective
+        self.lower_bound_ = solution.lower_bound
+        self.status_ = solution.status
+        self.optimal_ = solution.optimal
         for name, attribute in CACHE_ATTRIBUTES.items():
-            setattr(self, attribute, int(result[name]))
+            setattr(self, attribute, solution.cache[name])
         self._warn_status()
 
     def _warn_status(self) -> None:

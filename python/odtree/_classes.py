@@ -113,6 +113,9 @@ class OptimalTreeClassifier(ClassifierMixin, OptimalTreeBase):
     class_ranking_ : ndarray of shape (n_classes,)
         Class indices in tie-break order: a leaf whose classes weigh the same predicts the one
         ranked first. ``fit`` ranks the classes by total training weight, then by index.
+    node_classes_ : ndarray of int64, shape (node_count,)
+        Index in ``classes_`` of the class each node of ``tree_`` predicts were it a leaf, as
+        the search's objective chose it; ``predict`` reads it.
     tree_ : Tree
         The fitted tree as parallel arrays over the binary features. ``tree_.value`` holds the
         weighted class sums of the training rows reaching each node.
@@ -236,12 +239,11 @@ class OptimalTreeClassifier(ClassifierMixin, OptimalTreeBase):
         self.classes_, y_encoded = np.unique(y, return_inverse=True)
         objective = self._objective(len(self.classes_), np.flatnonzero(weight > 0))
         binary_X = self._binarize_training(X, y, weight)
-        result = self._fit_tree(binary_X, y_encoded[weight > 0].astype(np.uint32),
-                                len(self.classes_), weight, **objective)
+        solution = self._fit_tree(binary_X, y_encoded[weight > 0].astype(np.uint32),
+                                  len(self.classes_), weight, **objective)
         total = self.tree_.value[0, 0, :]
         self.class_ranking_ = np.lexsort((np.arange(len(total)), -total))
-        custom = objective["objective"] != "misclassification"
-        self.node_classes_ = np.asarray(result["label"], dtype=np.int64) if custom else None
+        self.node_classes_ = solution.node_labels
         self.fit_time_ = time.perf_counter() - start
         return self
 
@@ -321,15 +323,7 @@ class OptimalTreeClassifier(ClassifierMixin, OptimalTreeBase):
         ['a', 'b', 'a', 'b']
         """
         leaves = self.apply(X)
-        return self.classes_[self._leaf_classes()[leaves]]
-
-    def _leaf_classes(self) -> np.ndarray:
-        """Class index predicted at every node: the one the objective chose, which for
-        misclassification is the heaviest class, ties broken by ``class_ranking_``."""
-        if getattr(self, "node_classes_", None) is not None:
-            return self.node_classes_
-        ranking = self.class_ranking_
-        return ranking[np.argmax(self.tree_.value[:, 0, ranking], axis=1)]
+        return self.classes_[self.node_classes_[leaves]]
 
 
 def _check_no_missing_labels(y) -> None:

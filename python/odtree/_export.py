@@ -261,13 +261,13 @@ def _subtree_heights(tree) -> np.ndarray:
 def _node_classes(model):
     """Index in ``classes_`` of the class each node predicts, or None for a regressor.
 
-    Uses the estimator's own tie-break (its ``_leaf_classes``) when it has one, so the text
-    always names the class ``predict`` returns; otherwise the first of the heaviest classes.
+    Reads the classes the search chose (``node_classes_``) when the model has them, so the
+    text always names the class ``predict`` returns; otherwise the first of the heaviest.
     """
     if not hasattr(model, "classes_"):
         return None
-    if hasattr(model, "_leaf_classes"):
-        return np.asarray(model._leaf_classes())
+    if getattr(model, "node_classes_", None) is not None:
+        return np.asarray(model.node_classes_)
     return np.argmax(model.tree_.value[:, 0, :], axis=1)
 
 

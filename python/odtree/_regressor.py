@@ -155,9 +155,9 @@ cache_peak_bytes_, n_wipes_
                                      targets=y[kept], quantiles=quantiles)
             self.trees_ = [_with_values(result) for result in results]
             self.tree_ = self.trees_[0]
-            self.objectives_ = np.array([float(r["objective"]) for r in results])
+            self.objectives_ = np.array([result.objective for result in results])
             self.objective_ = float(self.objectives_.sum())
-            self.lower_bound_ = float(sum(float(r["lower_bound"]) for r in results))
+            self.lower_bound_ = float(sum(result.lower_bound for result in results))
         self.fit_time_ = time.perf_counter() - start
         return self
 
@@ -191,11 +191,12 @@ cache_peak_bytes_, n_wipes_
         return self.tree_.value[leaves, 0, 0]
 
 
-def _with_values(result: dict) -> Tree:
-    """The tree of a search result, with each node's prediction (the objective's leaf value)
-    as its value."""
+def _with_values(solution) -> Tree:
+    """The tree of a :class:`Solution`, with each node's prediction (the objective's leaf
+    value) as its value."""
+    tree = solution.tree
     return Tree(
-        children_left=result["children_left"], children_right=result["children_right"],
-        feature=result["feature"], value=np.asarray(result["leaf_value"]).reshape(-1, 1, 1),
-        n_node_samples=result["n_node_samples"],
-        weighted_n_node_samples=result["weighted_n_node_samples"])
+        children_left=tree.children_left, children_right=tree.children_right,
+        feature=tree.feature, value=solution.leaf_values.reshape(-1, 1, 1),
+        n_node_samples=tree.n_node_samples,
+        weighted_n_node_samples=tree.weighted_n_node_samples)

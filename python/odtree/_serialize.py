@@ -6,6 +6,8 @@ The text is one JSON object::
      "estimator": "OptimalTreeClassifier", "params": {...get_params()...},
      "classes": {"type": "int" | "float" | "bool" | "str", "dtype": "<i8", "values": [...]},
      "class_ranking": [0, 1],   # classifiers: tie-break order of the class indices
+     "node_classes": [0, 1, 0], # classifiers: the class each node predicts (files without it
+                                # are read as the heaviest class, ties by class_ranking)
      "n_features_in": 4, "feature_names_in": [...],
      "binarizer": {...Binarizer.to_dict()...},
      "binary_features": [{...BinaryFeature.to_dict()...}, ...],
@@ -39,6 +41,7 @@ from sklearn.base import is_classifier
 from sklearn.exceptions import NotFittedError
 
 from odtree._features import BinaryFeature
+from odtree._registry import ESTIMATORS
 from odtree._tree import Tree
 
 __all__ = ["from_json", "to_json"]
@@ -240,13 +243,17 @@ def _set_class_order(model, data, tree) -> None:
     if sorted(ranking) != list(range(len(model.classes_))):
         raise ValueError("class_ranking must be a permutation of the class indices")
     model.class_ranking_ = np.array(ranking, dtype=np.int64)
-    model.node_classes_ = None
-    if "node_classes" in data:
-        node_classes = _expect(data, "node_classes", list)
-        if (len(node_classes) != tree.node_count
-                or not all(c in range(len(model.classes_)) for c in node_classes)):
-            raise ValueError("node_classes must give a class index for every node")
-        model.node_classes_ = np.array(node_classes, dtype=np.int64)
+    if "node_classes" not in data:
+        # written before every classifier kept the search's classes: the heaviest class,
+        # ties broken by the ranking, is what the search chose for misclassification
+        ranking = model.class_ranking_
+        model.node_classes_ = ranking[np.argmax(tree.value[:, 0, ranking], axis=1)]
+        return
+    node_classes = _expect(data, "node_classes", list)
+    if (len(node_classes) != tree.node_count
+            or not all(c in range(len(model.classes_)) for c in node_classes)):
+        raise ValueError("node_classes must give a class index for every node")
+    model.node_classes_ = np.array(node_classes, dtype=np.int64)
 
 
 def _set_own_parts(model, name, data, n_binary_features) -> None:
@@ -275,12 +282,7 @@ def _set_own_parts(model, name, data, n_binary_features) -> None:
 
 def _estimator_classes() -> dict:
     """Estimator name -> class, for every estimator :func:`from_json` can rebuild."""
-    from odtree._classes import OptimalTreeClassifier
-    from odtree._regressor import OptimalTreeRegressor
-    from odtree._unsupervised import OptimalTreeClusterer, OptimalTreePredictor
-
-    return {estimator.__name__: estimator for estimator in (
-        OptimalTreeClassifier, OptimalTreeRegressor, OptimalTreeClusterer, OptimalTreePredictor)}
+    return dict(ESTIMATORS)
 
 
 def _binarizer_from_dict(data):

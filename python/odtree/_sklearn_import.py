@@ -108,6 +108,7 @@ def _fitted_attributes(decision_tree, feature_names) -> dict:
         "tree_": tree,
         "classes_": decision_tree.classes_.copy(),
         "class_ranking_": np.arange(len(decision_tree.classes_)),  # sklearn: first class on ties
+        "node_classes_": np.argmax(class_sums[:, 0, :], axis=1),
         "n_features_in_": n_features,
         "binarizer_": Binarizer.from_dict({
             "params": {"strategy": "tree", "n_thresholds": max(1, len(features)),

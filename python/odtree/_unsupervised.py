@@ -324,10 +324,10 @@ wipe_strategy, wipe_factor, thresholds, n_thresholds
         kept = np.flatnonzero(weight > 0)
         self.classes_, codes = np.unique(y, return_inverse=True)
         binary_X = self._binarize_training(X, y, weight)
-        result = self._fit_tree(binary_X, codes[kept].astype(np.uint32), len(self.classes_),
-                                weight, objective="fast_error_function",
-                                function=self.fast_error_function, labelled=False)
-        self._node_labels = np.asarray(result["label"], dtype=np.int64)
+        solution = self._fit_tree(binary_X, codes[kept].astype(np.uint32), len(self.classes_),
+                                  weight, objective="fast_error_function",
+                                  function=self.fast_error_function, labelled=False)
+        self._node_labels = solution.node_labels
         return binary_X, kept
 
     def predict(self, X) -> np.ndarray:

@@ -1,0 +1,220 @@
+"""A binary dataset kept for many solves: the search without the estimators around it.
+
+Boosting, tuning and local improvement solve the same rows hundreds of times with new weights
+or limits; a :class:`Solver` builds the bitsets once and solves as often as asked. The
+estimators fit through it too, and keep theirs for refits on the same data.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+import numpy as np
+from sklearn.utils.validation import check_array
+
+from ._memory import parse_bytes
+from ._tree import Tree
+
+
+@dataclass
+class Solution:
+    """The outcome of one :meth:`Solver.solve`.
+
+    Attributes
+    ----------
+    tree : Tree
+        The tree over the binary features; ``tree.value`` holds each node's statistics
+        (the weighted class sums for class objectives).
+    node_labels : ndarray of int64, shape (node_count,)
+        The class index each node predicts were it a leaf, as the objective chose it (0 for
+        objectives without classes).
+    leaf_values : ndarray of float64, shape (node_count,)
+        Each node's prediction as a number were it a leaf: its class index, or the value of a
+        regression objective.
+    objective : float
+        The tree's objective (leaf penalties included).
+    lower_bound : float
+        A proven lower bound on the optimal objective.
+    status : str
+        ``"optimal"``, ``"time_limit"``, ``"interrupted"``, ``"memory_limit"`` or
+        ``"infeasible"``.
+    cache : dict
+        What the cache held and did (``cache_entries``, ``cache_peak_bytes``, ``n_wipes``, ...).
+    seconds : float
+        Wall time of the search.
+    """
+
+    tree: Tree
+    node_labels: np.ndarray
+    leaf_values: np.ndarray
+    objective: float
+    lower_bound: float
+    status: str
+    cache: dict = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def optimal(self) -> bool:
+        """Whether the tree is proven optimal."""
+        return self.status == "optimal"
+
+    def apply(self, X_binary) -> np.ndarray:
+        """The leaf each row of the 0/1 matrix ``X_binary`` reaches."""
+        return self.tree.apply(np.asarray(X_binary))
+
+    def predict(self, X_binary) -> np.ndarray:
+        """Each row's leaf value: a class index (see :attr:`Solver.classes_`), or the
+        prediction of a regression objective."""
+        return self.leaf_values[self.apply(X_binary)]
+
+    @classmethod
+    def _from_result(cls, result: dict) -> Solution:
+        tree = Tree(
+            children_left=result["children_left"], children_right=result["children_right"],
+            feature=result["feature"], value=result["value"],
+            n_node_samples=result["n_node_samples"],
+            weighted_n_node_samples=result["weighted_n_node_samples"])
+        cache = {name: int(result[name]) for name in CACHE_FIGURES}
+        return cls(tree=tree, node_labels=np.asarray(result["label"], dtype=np.int64),
+                   leaf_values=np.asarray(result["leaf_value"], dtype=np.float64),
+                   objective=float(result["objective"]),
+                   lower_bound=float(result["lower_bound"]), status=str(result["status"]),
+                   cache=cache, seconds=float(result["seconds"]))
+
+
+#: The cache figures the core reports with each solution.
+CACHE_FIGURES = ("cache_entries", "cache_bytes", "cache_peak_entries", "cache_peak_bytes",
+                 "n_wipes", "cache_created_entries", "repaired")
+
+
+class Solver:
+    """Optimal trees over one binary dataset, solved as often as wanted.
+
+    Only the distinct features are kept (copies, complements and constant columns never
+    change the optimum). Each :meth:`solve` takes new sample weights, limits or an objective
+    without building the bitsets again.
+
+    Parameters
+    ----------
+    X_binary : array-like of shape (n_samples, n_features)
+        0/1 features, such as the output of :class:`Binarizer`.
+    y : array-like of shape (n_samples,) or None, default=None
+        Class labels of any type; ``None`` for tasks without classes (regression targets and
+        points go to :meth:`solve`).
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        The class labels, sorted (one class ``0`` when ``y`` is None).
+    n_samples, n_features : int
+        The shape of ``X_binary``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from odtree import Solver
+    >>> X = np.array([[0, 1], [1, 1], [1, 0], [0, 0]])
+    >>> solver = Solver(X, ["a", "b", "a", "b"])
+    >>> solver.solve(max_depth=2).objective
+    0.0
+    >>> solver.solve(max_depth=1, sample_weight=[1, 1, 5, 1]).objective
+    2.0
+    """
+
+    def __init__(self, X_binary, y=None):
+        X = check_array(X_binary, dtype=None, ensure_all_finite=True)
+        if not np.isin(X, (0, 1)).all():
+            raise ValueError("X_binary must hold only 0 and 1 (binarize it with odtree.Binarizer)")
+        if y is None:
+            self.classes_, codes = np.array([0]), np.zeros(len(X), dtype=np.int64)
+        else:
+            y = np.asarray(y)
+            if y.shape != (len(X),):
+                raise ValueError(f"y has shape {y.shape}; X_binary has {len(X)} rows")
+            self.classes_, codes = np.unique(y, return_inverse=True)
+        self._build(X, codes, len(self.classes_))
+
+    @classmethod
+    def _from_codes(cls, X_binary: np.ndarray, codes: np.ndarray, n_classes: int) -> Solver:
+        """A solver over checked data: a contiguous uint8 matrix and class codes."""
+        solver = cls.__new__(cls)
+        solver.classes_ = np.arange(n_classes)
+        solver._build(X_binary, codes, n_classes)
+        return solver
+
+    def _build(self, X, codes, n_classes) -> None:
+        from . import _core  # the compiled search
+
+        X = np.ascontiguousarray(X, dtype=np.uint8)
+        codes = np.ascontiguousarray(codes, dtype=np.uint32)
+        self.n_samples, self.n_features = X.shape
+        self._core = _core.Solver(X, codes, n_classes)
+        self.fingerprint = _fingerprint(X, codes, n_classes)
+
+    def solve(self, sample_weight=None, *, max_depth=3, min_samples_leaf=1, time_limit=None,
+              upper_bound=None, max_leaf_nodes=None, ccp_alpha=0.0, lexicographic=False,
+              search="murtree", cache=None, branching=None, depth2_solver=None,
+              incremental_counting=None, similarity_bound=None, child_order=None,
+              memory_limit=None, max_cache_entries=None, wipe_strategy="reuses",
+              wipe_factor=0.1, objective="misclassification", **inputs):
+        """The optimal tree for these weights, limits and objective.
+
+        Parameters
+        ----------
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative row weights; rows of weight zero are ignored.
+        max_depth, min_samples_leaf, time_limit, upper_bound, max_leaf_nodes, ccp_alpha, \
+lexicographic, search, cache, branching, depth2_solver, incremental_counting, \
+similarity_bound, child_order, memory_limit, max_cache_entries, wipe_strategy, wipe_factor
+            As in :class:`OptimalTreeClassifier`.
+        objective : str, default="misclassification"
+            ``"misclassification"``, ``"cost_matrix"``, ``"squared_error"``,
+            ``"absolute_error"``, ``"quantile"``, ``"quantiles"``, ``"centroid"``,
+            ``"fast_error_function"`` or ``"error_function"``.
+        **inputs
+            What the objective needs: ``cost_matrix``, ``targets``, ``quantile``,
+            ``quantiles``, ``points``, or ``function`` (and ``labelled``) for a callback.
+
+        Returns
+        -------
+        solution : Solution or list of Solution
+            One per quantile for ``objective="quantiles"``.
+        """
+        from . import _core
+
+        weight = None
+        if sample_weight is not None:
+            weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
+        total = float(self.n_samples if weight is None else weight.sum())
+        config = _core.Config(
+            max_depth=max_depth,
+            # beyond the number of rows, every value means "no split"
+            min_samples_leaf=min(min_samples_leaf, self.n_samples + 1),
+            upper_bound=np.inf if upper_bound is None else float(upper_bound),
+            search=search,
+            max_nodes=None if max_leaf_nodes is None else min(max_leaf_nodes - 1, 2**32 - 1),
+            leaf_penalty=float(ccp_alpha) * total,
+            lexicographic=bool(lexicographic), cache=cache, branching=branching,
+            depth2_solver=depth2_solver, incremental_counting=incremental_counting,
+            similarity_bound=similarity_bound, child_order=child_order,
+            memory_limit=None if memory_limit is None else parse_bytes(memory_limit),
+            max_cache_entries=max_cache_entries, wipe_strategy=wipe_strategy,
+            wipe_factor=float(wipe_factor), time_limit=time_limit)
+        result = self._core.solve(config, objective=objective, sample_weight=weight, **inputs)
+        if isinstance(result, list):
+            return [Solution._from_result(one) for one in result]
+        return Solution._from_result(result)
+
+    def __getstate__(self):
+        raise TypeError("a Solver holds compiled bitsets and cannot be pickled; pickle the "
+                        "fitted estimator or build the Solver again")
+
+
+def _fingerprint(X: np.ndarray, codes: np.ndarray, n_classes: int) -> bytes:
+    """A digest of the data a solver is built from: equal data give equal digests."""
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(np.array(X.shape + (n_classes,), dtype=np.int64).tobytes())
+    digest.update(X.tobytes())
+    digest.update(codes.tobytes())
+    return digest.digest()
