@@ -25,6 +25,7 @@ pub mod objective;
 pub mod search;
 pub mod solver;
 pub mod stats;
+pub mod subproblem;
 pub mod task;
 pub mod tree;
 

@@ -8,15 +8,16 @@
 //! counts kept up to date incrementally ([`Counters`]), and a branch-free scan of each root's
 //! row of counts in integers; the children's features are recovered for the winners only.
 
+mod pairs;
+
 use super::counts::Counters;
 use super::Cost;
-use crate::bitset::bits_of;
 use crate::budget::Budget;
-use crate::cache::Decision;
 use crate::cover::Cover;
-use crate::data::{item, Dataset};
+use crate::data::Dataset;
 use crate::objective::{Leaf, Objective};
 use crate::stats::{Statistics, Weights};
+use crate::subproblem::Decision;
 
 /// Reusable buffers of the depth-2 solver.
 #[derive(Debug, Default)]
@@ -113,16 +114,6 @@ pub(crate) fn pair_bytes(n_features: usize, n_stats: usize) -> usize {
         0
     };
     counted.max(table)
-}
-
-/// Writes into `gathered` each candidate's column restricted to the cover's non-zero words,
-/// one candidate after another.
-fn gather(data: &Dataset, node: &Node, gathered: &mut Vec<u64>) {
-    gathered.clear();
-    for &f in node.candidates {
-        node.cover
-            .restrict_into(data.item_mask(item(f, true)), gathered);
-    }
 }
 
 /// The trees of a node whose solve the budget cut short: the leaf, for every node limit (a
@@ -349,279 +340,6 @@ impl<C: Cost> Depth2<C> {
         prefer_smaller(&mut trees, tol);
         trees
     }
-
-    /// Counts every pair with popcounts on the cover's non-zero words (uniform weights).
-    /// Returns false if the budget ran out first.
-    fn count_pairs_uniform<O: Objective>(
-        &mut self,
-        rules: &Rules<O>,
-        node: &Node,
-        weight: f64,
-        budget: &mut Budget,
-    ) -> bool {
-        let data = rules.data;
-        let k_classes = data.n_classes();
-        let indices = node.cover.word_indices();
-        let n_words = indices.len();
-        let n = node.candidates.len();
-        gather(data, node, &mut self.gathered);
-        let class_masks = data.class_masks();
-        self.classes.clear();
-        for &w in indices {
-            let w = w as usize;
-            self.classes
-                .extend_from_slice(&class_masks[w * k_classes..(w + 1) * k_classes]);
-        }
-        let len = node.stats.len();
-        let mut pair = std::mem::take(&mut self.pair);
-        pair.resize(len, 0.0);
-        let gathered = std::mem::take(&mut self.gathered);
-        let mut by_class = std::mem::take(&mut self.by_class);
-        by_class.resize(n_words * k_classes, 0);
-        let mut counts = vec![0u32; k_classes];
-        let mut complete = true;
-        'roots: for i in 0..n {
-            if budget.exhausted(false) {
-                complete = false;
-                break;
-            }
-            let gi = &gathered[i * n_words..(i + 1) * n_words];
-            for k in 0..n_words {
-                for c in 1..k_classes {
-                    by_class[c * n_words + k] = gi[k] & self.classes[k * k_classes + c];
-                }
-            }
-            for j in i + 1..n {
-                if rules.costly && budget.exhausted(true) {
-                    complete = false;
-                    break 'roots;
-                }
-                let gj = &gathered[j * n_words..(j + 1) * n_words];
-                if k_classes == 2 {
-                    // one fused pass: rows of the pair, and rows of class 1 among them
-                    let class1 = &by_class[n_words..2 * n_words];
-                    let (mut rows, mut ones) = (0u32, 0u32);
-                    for k in 0..n_words {
-                        rows += (gi[k] & gj[k]).count_ones();
-                        ones += (class1[k] & gj[k]).count_ones();
-                    }
-                    counts[0] = rows - ones;
-                    counts[1] = ones;
-                } else {
-                    let rows: u32 = gi.iter().zip(gj).map(|(a, b)| (a & b).count_ones()).sum();
-                    let mut others = 0;
-                    for (c, count) in counts.iter_mut().enumerate().skip(1) {
-                        let bc = &by_class[c * n_words..(c + 1) * n_words];
-                        *count = bc.iter().zip(gj).map(|(a, b)| (a & b).count_ones()).sum();
-                        others += *count;
-                    }
-                    counts[0] = rows - others;
-                }
-                let rows = counts.iter().sum();
-                pair.iter_mut()
-                    .zip(&counts)
-                    .for_each(|(p, &c)| *p = c as f64 * weight);
-                self.evaluate_pair(rules, node, i, j, &pair, rows);
-            }
-        }
-        self.gathered = gathered;
-        self.by_class = by_class;
-        self.pair = pair;
-        complete
-    }
-
-    /// Pair statistics from each row's statistics (`contribution(row, out)` writes them):
-    /// all pairs at once while their table is small, else one root at a time. Returns false
-    /// if the budget ran out first.
-    fn count_pairs<O: Objective>(
-        &mut self,
-        rules: &Rules<O>,
-        node: &Node,
-        budget: &mut Budget,
-        contribution: impl Fn(usize, &mut [f64]),
-    ) -> bool {
-        let (n, len) = (node.candidates.len(), node.stats.len());
-        if n * n * len * std::mem::size_of::<f64>() <= PAIR_TABLE_BYTES {
-            self.count_pairs_by_row(rules, node, budget, contribution)
-        } else {
-            self.count_pairs_by_root(rules, node, budget, contribution)
-        }
-    }
-
-    /// Pair statistics one root at a time: for each pair, the rows of both features are
-    /// visited in the cover's words, so memory stays linear in the candidates.
-    fn count_pairs_by_root<O: Objective>(
-        &mut self,
-        rules: &Rules<O>,
-        node: &Node,
-        budget: &mut Budget,
-        contribution: impl Fn(usize, &mut [f64]),
-    ) -> bool {
-        let indices = node.cover.word_indices();
-        let n_words = indices.len();
-        let (n, len) = (node.candidates.len(), node.stats.len());
-        let mut gathered = std::mem::take(&mut self.gathered);
-        gather(rules.data, node, &mut gathered);
-        let (mut pair, mut row_stats) = (vec![0.0; len], vec![0.0; len]);
-        let mut complete = true;
-        'roots: for i in 0..n {
-            let gi = &gathered[i * n_words..(i + 1) * n_words];
-            for j in i + 1..n {
-                if budget.exhausted(rules.costly) {
-                    complete = false;
-                    break 'roots;
-                }
-                let gj = &gathered[j * n_words..(j + 1) * n_words];
-                pair.fill(0.0);
-                let mut rows = 0;
-                for ((&a, &b), &w) in gi.iter().zip(gj).zip(indices) {
-                    let both = a & b;
-                    rows += both.count_ones();
-                    for bit in bits_of(both) {
-                        contribution(w as usize * 64 + bit, &mut row_stats);
-                        pair.iter_mut().zip(&row_stats).for_each(|(p, r)| *p += r);
-                    }
-                }
-                self.evaluate_pair(rules, node, i, j, &pair, rows);
-            }
-        }
-        self.gathered = gathered;
-        complete
-    }
-
-    /// Pair statistics by visiting rows: `contribution(row, out)` writes the statistics of
-    /// one row, which are added to every pair of candidates the row has. Returns false if the
-    /// budget ran out first.
-    fn count_pairs_by_row<O: Objective>(
-        &mut self,
-        rules: &Rules<O>,
-        node: &Node,
-        budget: &mut Budget,
-        contribution: impl Fn(usize, &mut [f64]),
-    ) -> bool {
-        let data = rules.data;
-        let n = node.candidates.len();
-        let len = node.stats.len();
-        self.pair_stats.clear();
-        self.pair_stats.resize(n * n * len, 0.0);
-        self.pair_rows.clear();
-        self.pair_rows.resize(n * n, 0);
-        let words = node.cover.words();
-        let masks: Vec<&[u64]> = node
-            .candidates
-            .iter()
-            .map(|&f| data.item_mask(item(f, true)))
-            .collect();
-        let mut row_stats = vec![0.0; len];
-        for &w in node.cover.word_indices() {
-            let w = w as usize;
-            if budget.exhausted(false) {
-                return false;
-            }
-            for b in bits_of(words[w]) {
-                contribution(w * 64 + b, &mut row_stats);
-                self.present.clear();
-                self.present
-                    .extend((0..n as u32).filter(|&i| masks[i as usize][w] >> b & 1 == 1));
-                match len {
-                    2 => self.add_to_pairs::<2>(n, &row_stats),
-                    3 => self.add_to_pairs::<3>(n, &row_stats),
-                    4 => self.add_to_pairs::<4>(n, &row_stats),
-                    _ => self.add_to_pairs::<0>(n, &row_stats),
-                }
-            }
-        }
-        let pair_stats = std::mem::take(&mut self.pair_stats);
-        let mut complete = true;
-        'roots: for i in 0..n {
-            for j in i + 1..n {
-                if (j == i + 1 || rules.costly) && budget.exhausted(rules.costly) {
-                    complete = false;
-                    break 'roots;
-                }
-                let at = i * n + j;
-                let stats = &pair_stats[at * len..(at + 1) * len];
-                self.evaluate_pair(rules, node, i, j, stats, self.pair_rows[at]);
-            }
-        }
-        self.pair_stats = pair_stats;
-        complete
-    }
-
-    /// Adds one row's statistics to every pair of the candidates in `present`. `N` is the
-    /// statistics' length when known at compile time (0: read from `row_stats`).
-    #[inline(always)]
-    fn add_to_pairs<const N: usize>(&mut self, n: usize, row_stats: &[f64]) {
-        let len = if N == 0 { row_stats.len() } else { N };
-        for (a, &i) in self.present.iter().enumerate() {
-            let base = i as usize * n;
-            for &j in &self.present[a + 1..] {
-                let at = base + j as usize;
-                self.pair_rows[at] += 1;
-                let cell = &mut self.pair_stats[at * len..(at + 1) * len];
-                for c in 0..len {
-                    cell[c] += row_stats[c];
-                }
-            }
-        }
-    }
-
-    /// Uses the counts of candidates i < j to improve the children of roots i and j.
-    #[inline(always)]
-    fn evaluate_pair<O: Objective>(
-        &mut self,
-        rules: &Rules<O>,
-        node: &Node,
-        i: usize,
-        j: usize,
-        pair: &[f64],
-        pair_rows: u32,
-    ) {
-        let len = pair.len();
-        let (fi, fj) = (node.candidates[i] as usize, node.candidates[j] as usize);
-        let si = &node.singles[fi * len..(fi + 1) * len];
-        let sj = &node.singles[fj * len..(fj + 1) * len];
-        let (ri, rj) = (node.single_rows[fi], node.single_rows[fj]);
-        let s = node.stats;
-        let objective = rules.objective;
-        // cells: 0 = (¬i,¬j), 1 = (¬i,j), 2 = (i,¬j), 3 = (i,j)
-        let mut cost = [0.0; 4];
-        if len == 2 {
-            let none = |c: usize| s[c] - si[c] - sj[c] + pair[c];
-            cost[0] = objective.leaf_cost(&[none(0), none(1)]);
-            cost[1] = objective.leaf_cost(&[sj[0] - pair[0], sj[1] - pair[1]]);
-            cost[2] = objective.leaf_cost(&[si[0] - pair[0], si[1] - pair[1]]);
-            cost[3] = objective.leaf_cost(&[pair[0], pair[1]]);
-        } else {
-            for c in 0..len {
-                self.cells[c] = s[c] - si[c] - sj[c] + pair[c];
-                self.cells[len + c] = sj[c] - pair[c];
-                self.cells[2 * len + c] = si[c] - pair[c];
-                self.cells[3 * len + c] = pair[c];
-            }
-            for (cell, cost) in cost.iter_mut().enumerate() {
-                *cost = objective.leaf_cost(&self.cells[cell * len..(cell + 1) * len]);
-            }
-        }
-        let rows = [
-            node.rows + pair_rows - ri - rj,
-            rj - pair_rows,
-            ri - pair_rows,
-            pair_rows,
-        ];
-        let m = rules.min_samples_leaf;
-        let tol = rules.tolerance;
-        let relax = |slot: &mut (C, Option<u32>), a: usize, b: usize, feature: usize| {
-            let split = C::leaf(cost[a]) + C::leaf(cost[b]);
-            if rows[a] >= m && rows[b] >= m && split.below(slot.0, tol) {
-                *slot = (split, Some(feature as u32));
-            }
-        };
-        relax(&mut self.best_left[i], 0, 1, fj);
-        relax(&mut self.best_right[i], 2, 3, fj);
-        relax(&mut self.best_left[j], 0, 2, fi);
-        relax(&mut self.best_right[j], 1, 3, fi);
-    }
 }
 
 /// Errors of root `i`'s left and right child when each splits on `j`, and whether each of those
@@ -676,6 +394,7 @@ fn best_child_splits(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::item;
     use crate::objective::SquaredError;
     use proptest::prelude::*;
 

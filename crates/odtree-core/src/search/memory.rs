@@ -3,11 +3,12 @@
 
 use super::{depth2, entry_margin, Cost, Engine, Outcome};
 use crate::budget::Stop;
-use crate::cache::{Decision, Key, KeyIndex, Limits, WipeStrategy};
+use crate::cache::{Key, KeyIndex, WipeStrategy};
 use crate::cover::Cover;
 use crate::data::{item, item_feature, Dataset, Item};
 use crate::objective::Objective;
 use crate::stats::Weights;
+use crate::subproblem::{Decision, Limits};
 use std::mem::size_of;
 
 /// A second cursor over the lattice, for finding the keys of nodes away from the search's

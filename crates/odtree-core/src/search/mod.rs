@@ -11,25 +11,28 @@
 //! cost their parent implies (spec §6.9), so the tree returned is still optimal.
 
 mod config;
-mod cost;
 mod counts;
+mod cursor;
 mod depth2;
+mod evaluate;
+mod extract;
 mod memory;
 mod order;
 mod quantiles;
 mod similarity;
 
+pub use crate::subproblem::{Cost, Lexicographic};
 pub use config::{Branching, CacheKind, ChildOrder, MemoryLimits, SearchConfig};
-pub use cost::{Cost, Lexicographic};
 pub use order::{gini_gain, information_gain};
 pub(crate) use quantiles::QuantileSearch;
 
 use crate::budget::{Budget, Stop};
-use crate::cache::{Cache, CacheReport, Decision, Handle, Key, KeyIndex, Limits};
+use crate::cache::{Cache, CacheReport, Handle, Key, KeyIndex};
 use crate::cover::Cover;
-use crate::data::{item, item_feature, Dataset, Item};
+use crate::data::{item, Dataset, Item};
 use crate::objective::{Leaf, Objective};
 use crate::stats::{Statistics, Weights};
+use crate::subproblem::{Decision, Limits};
 use crate::tree::{Tree, TreeBuilder};
 use depth2::Depth2;
 use memory::working_bytes;
@@ -596,207 +599,5 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
         self.frames
             .last_mut()
             .expect("branching happens inside a frame")
-    }
-
-    fn push(&mut self, item: Item) {
-        self.trail.push(item);
-        let at = self.path.partition_point(|&x| x < item);
-        self.path.insert(at, item);
-        self.on_path[item_feature(item) as usize] = true;
-        self.cover.intersect(self.data.item_mask(item));
-    }
-
-    fn pop(&mut self, item: Item) {
-        self.trail.pop();
-        let at = self.path.partition_point(|&x| x < item);
-        self.path.remove(at);
-        self.on_path[item_feature(item) as usize] = false;
-        self.cover.backtrack();
-    }
-
-    /// What the cache already proves about `child`: its cost if solved, else its lower bound
-    /// (its exact leaf cost when only a leaf fits).
-    fn known_bound(&mut self, child: &Child<C>) -> C {
-        if child.limits.is_leaf() {
-            return child.leaf_cost;
-        }
-        let (at, item) = (self.path.partition_point(|&x| x < child.item), child.item);
-        self.path.insert(at, item);
-        if I::BY_ROWS {
-            self.cover.intersect(self.data.item_mask(item));
-        }
-        let id = self.cache.find(self.key());
-        if let Some(id) = id {
-            self.cache.touch(id);
-        }
-        let known = id.map(|id| self.cache.known(id, child.limits));
-        if I::BY_ROWS {
-            self.cover.backtrack();
-        }
-        self.path.remove(at);
-        known.map_or(C::ZERO, |k| {
-            k.solution.map_or(k.lower_bound, |(cost, _)| cost)
-        })
-    }
-
-    /// Lists the valid splits of the current node with their positive children's statistics.
-    fn scan(&mut self, level: &mut Level, stats: &[f64], rows: u32) {
-        let len = stats.len();
-        let n_features = self.data.n_features();
-        level.positive.resize(n_features * len, 0.0);
-        level.positive_rows.resize(n_features, 0);
-        level.candidates.clear();
-        let min_rows = self.config.min_samples_leaf;
-        for f in 0..n_features as u32 {
-            if self.on_path[f as usize] {
-                continue;
-            }
-            let slot = f as usize * len..(f as usize + 1) * len;
-            let mask = self.data.item_mask(item(f, true));
-            let positive_rows = if self.statistics.additive() {
-                self.statistics
-                    .count(&self.cover, Some(mask), &mut level.positive[slot])
-            } else {
-                // each evaluation may be slow (a Python callback): the time limit is checked
-                // before each, and a stopped search no longer proves bounds, so it may stop
-                // with part of the node's splits listed
-                if self.budget.check_now().is_some() {
-                    break;
-                }
-                // a child too small to be a leaf is never evaluated
-                let positive_rows = self.cover.count_within(mask);
-                if positive_rows < min_rows || rows - positive_rows < min_rows {
-                    continue;
-                }
-                level.negatives.resize(n_features * len, 0.0);
-                let negative = self.data.item_mask(item(f, false));
-                self.statistics.count(
-                    &self.cover,
-                    Some(negative),
-                    &mut level.negatives[slot.clone()],
-                );
-                self.statistics
-                    .count(&self.cover, Some(mask), &mut level.positive[slot])
-            };
-            level.positive_rows[f as usize] = positive_rows;
-            if positive_rows >= min_rows && rows - positive_rows >= min_rows {
-                level.candidates.push(f);
-            }
-        }
-    }
-
-    /// Sorts the candidates by the branching heuristic (stable: ties keep column order).
-    fn order(&self, level: &mut Level, stats: &[f64]) {
-        type Gain = fn(&[f64], &[f64]) -> f64;
-        let (descending, gain): (bool, Option<Gain>) = match self.config.branching {
-            Branching::InOrder => return,
-            // without class statistics, every gain order falls back on the objective's own
-            _ if !self.gain_order => (true, None),
-            Branching::GainAscending => (false, Some(information_gain)),
-            Branching::GainDescending => (true, Some(information_gain)),
-            Branching::Gini => (true, Some(gini_gain)),
-        };
-        let len = stats.len();
-        level.gains.resize(self.data.n_features(), 0.0);
-        level.negative.resize(len, 0.0);
-        for &f in &level.candidates {
-            let slot = f as usize * len..(f as usize + 1) * len;
-            let positive = &level.positive[slot.clone()];
-            level.gains[f as usize] = match gain {
-                Some(gain) => gain(stats, positive),
-                // the objective of the two leaves, negated: cheaper splits rank higher
-                None => {
-                    let negative = if self.statistics.additive() {
-                        for (n, (s, p)) in level.negative.iter_mut().zip(stats.iter().zip(positive))
-                        {
-                            *n = s - p;
-                        }
-                        &level.negative[..]
-                    } else {
-                        &level.negatives[slot]
-                    };
-                    -(self.objective.leaf_cost(positive) + self.objective.leaf_cost(negative))
-                }
-            };
-        }
-        let gains = &level.gains;
-        level.candidates.sort_by(|&a, &b| {
-            let order = gains[a as usize].total_cmp(&gains[b as usize]);
-            if descending {
-                order.reverse()
-            } else {
-                order
-            }
-        });
-    }
-
-    /// Rebuilds the best tree from the cache (spec §5.5).
-    fn extract(&mut self, limits: Limits, stats: &[f64], rows: u32) -> Tree {
-        let mut builder = TreeBuilder::new(self.objective, self.statistics);
-        self.extract_node(&mut builder, limits, None, stats, rows);
-        builder.finish()
-    }
-
-    fn extract_node(
-        &mut self,
-        builder: &mut TreeBuilder<O>,
-        limits: Limits,
-        inline: Option<Decision>,
-        stats: &[f64],
-        rows: u32,
-    ) {
-        let decision = match inline {
-            Some(decision) => decision,
-            None if limits.is_leaf() => Decision::Leaf,
-            None => self
-                .cache
-                .find(self.key())
-                .and_then(|id| self.cache.known(id, limits).solution)
-                .map_or(Decision::Leaf, |(_, decision)| decision),
-        };
-        let child_depth = limits.depth.saturating_sub(1);
-        let (feature, children) = match decision {
-            Decision::Unsolved | Decision::Leaf => {
-                builder.leaf(stats, rows);
-                return;
-            }
-            Decision::Split {
-                feature,
-                left,
-                right,
-            } => {
-                let cached = |nodes| (Limits::normalised(child_depth, nodes), None);
-                (feature, [cached(left), cached(right)])
-            }
-            Decision::Terminal {
-                feature,
-                left,
-                right,
-            } => {
-                let inline = |f: Option<u32>| {
-                    let decision = f.map_or(Decision::Leaf, |feature| Decision::Terminal {
-                        feature,
-                        left: None,
-                        right: None,
-                    });
-                    (Limits::normalised(child_depth, 1), Some(decision))
-                };
-                (feature, [inline(left), inline(right)])
-            }
-        };
-        let node = builder.open(feature, stats, rows);
-        let mut kids = [0; 2];
-        for ((value, (limits, inline)), kid) in
-            [false, true].into_iter().zip(children).zip(&mut kids)
-        {
-            *kid = builder.len();
-            let it = item(feature, value);
-            self.push(it);
-            let mut child_stats = vec![0.0; stats.len()];
-            let child_rows = self.statistics.count(&self.cover, None, &mut child_stats);
-            self.extract_node(builder, limits, inline, &child_stats, child_rows);
-            self.pop(it);
-        }
-        builder.close(node, kids);
     }
 }

@@ -9,9 +9,9 @@
 
 use super::Cost;
 use crate::bitset::bits_of;
-use crate::cache::Limits;
 use crate::cover::Cover;
 use crate::stats::Weights;
+use crate::subproblem::Limits;
 
 /// One evaluated node: its rows (dense words) and a proven lower bound of its cost.
 #[derive(Clone, Debug)]

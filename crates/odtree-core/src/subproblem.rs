@@ -1,9 +1,12 @@
-//! What the search minimises: the objective alone ([`f64`]), or the objective then the number
-//! of leaves ([`Lexicographic`], MurTree §4.8.4).
+//! What a subproblem is to both the search and the caches: its limits, the decision that
+//! rebuilds its best subtree, and the cost type the search minimises. Both build on this
+//! module, and neither on the other's types.
 //!
-//! Both are ordered groups: adding the same cost to both sides keeps their order. That is all
-//! the bounds need: an exclusive upper bound minus a sibling's lower bound, a node's bound
-//! from its children's, and the similarity bound all hold for either.
+//! Costs: the objective alone ([`f64`]), or the objective then the number of leaves
+//! ([`Lexicographic`], MurTree §4.8.4). Both are ordered groups: adding the same cost to both
+//! sides keeps their order. That is all the bounds need: an exclusive upper bound minus a
+//! sibling's lower bound, a node's bound from its children's, and the similarity bound all hold
+//! for either.
 
 use std::fmt::Debug;
 use std::ops::{Add, Sub};
@@ -149,6 +152,83 @@ impl Cost for Lexicographic {
         self.objective <= other.objective + tolerance
             && self.objective.is_finite()
             && self.leaves < other.leaves
+    }
+}
+
+/// How the best subtree of a cached subproblem is rebuilt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// No solution known yet (the entry may still hold a lower bound).
+    Unsolved,
+    /// The node is a leaf.
+    Leaf,
+    /// The node splits on `feature`; each child's best subtree uses this many branching nodes
+    /// and is looked up in the cache under that budget.
+    Split {
+        /// Feature tested at this node.
+        feature: u32,
+        /// Branching nodes in the left (feature = 0) subtree.
+        left: u32,
+        /// Branching nodes in the right (feature = 1) subtree.
+        right: u32,
+    },
+    /// A subtree of depth ≤ 2 solved in one piece: the root feature, and the feature each
+    /// child splits on (`None`: that child is a leaf). Its children are not cached.
+    Terminal {
+        /// Feature tested at this node.
+        feature: u32,
+        /// Feature tested by the left (feature = 0) child.
+        left: Option<u32>,
+        /// Feature tested by the right (feature = 1) child.
+        right: Option<u32>,
+    },
+}
+
+impl Decision {
+    /// Number of branching nodes of the subtree this decision roots.
+    pub fn size(self) -> u32 {
+        match self {
+            Decision::Unsolved | Decision::Leaf => 0,
+            Decision::Split { left, right, .. } => 1 + left + right,
+            Decision::Terminal { left, right, .. } => {
+                1 + left.is_some() as u32 + right.is_some() as u32
+            }
+        }
+    }
+}
+
+/// The limits of a subproblem: the depth left and the branching nodes allowed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Limits {
+    /// Remaining depth.
+    pub depth: u32,
+    /// Maximum number of branching nodes.
+    pub nodes: u32,
+}
+
+impl Limits {
+    /// The budget with neither limit wasted: at most `2^depth - 1` nodes, and no more depth
+    /// than nodes (MurTree Eq. 1).
+    pub fn normalised(depth: u32, nodes: u32) -> Self {
+        let nodes = nodes.min(Self::full_nodes(depth));
+        Self {
+            depth: depth.min(nodes),
+            nodes,
+        }
+    }
+
+    /// The number of branching nodes of a complete tree of this depth.
+    pub fn full_nodes(depth: u32) -> u32 {
+        if depth >= 31 {
+            u32::MAX
+        } else {
+            (1u32 << depth) - 1
+        }
+    }
+
+    /// Whether only a leaf fits.
+    pub fn is_leaf(self) -> bool {
+        self.depth == 0 || self.nodes == 0
     }
 }
 

@@ -1,0 +1,125 @@
+//! Evaluating a node: the candidate splits with their children's statistics, the order they
+//! are tried in, and what the cache already proves about a child.
+
+use super::{gini_gain, information_gain, Branching, Child, Cost, Engine, Level};
+use crate::cache::KeyIndex;
+use crate::data::item;
+use crate::objective::Objective;
+
+impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
+    /// What the cache already proves about `child`: its cost if solved, else its lower bound
+    /// (its exact leaf cost when only a leaf fits).
+    pub(super) fn known_bound(&mut self, child: &Child<C>) -> C {
+        if child.limits.is_leaf() {
+            return child.leaf_cost;
+        }
+        let (at, item) = (self.path.partition_point(|&x| x < child.item), child.item);
+        self.path.insert(at, item);
+        if I::BY_ROWS {
+            self.cover.intersect(self.data.item_mask(item));
+        }
+        let id = self.cache.find(self.key());
+        if let Some(id) = id {
+            self.cache.touch(id);
+        }
+        let known = id.map(|id| self.cache.known(id, child.limits));
+        if I::BY_ROWS {
+            self.cover.backtrack();
+        }
+        self.path.remove(at);
+        known.map_or(C::ZERO, |k| {
+            k.solution.map_or(k.lower_bound, |(cost, _)| cost)
+        })
+    }
+
+    /// Lists the valid splits of the current node with their positive children's statistics.
+    pub(super) fn scan(&mut self, level: &mut Level, stats: &[f64], rows: u32) {
+        let len = stats.len();
+        let n_features = self.data.n_features();
+        level.positive.resize(n_features * len, 0.0);
+        level.positive_rows.resize(n_features, 0);
+        level.candidates.clear();
+        let min_rows = self.config.min_samples_leaf;
+        for f in 0..n_features as u32 {
+            if self.on_path[f as usize] {
+                continue;
+            }
+            let slot = f as usize * len..(f as usize + 1) * len;
+            let mask = self.data.item_mask(item(f, true));
+            let positive_rows = if self.statistics.additive() {
+                self.statistics
+                    .count(&self.cover, Some(mask), &mut level.positive[slot])
+            } else {
+                // each evaluation may be slow (a Python callback): the time limit is checked
+                // before each, and a stopped search no longer proves bounds, so it may stop
+                // with part of the node's splits listed
+                if self.budget.check_now().is_some() {
+                    break;
+                }
+                // a child too small to be a leaf is never evaluated
+                let positive_rows = self.cover.count_within(mask);
+                if positive_rows < min_rows || rows - positive_rows < min_rows {
+                    continue;
+                }
+                level.negatives.resize(n_features * len, 0.0);
+                let negative = self.data.item_mask(item(f, false));
+                self.statistics.count(
+                    &self.cover,
+                    Some(negative),
+                    &mut level.negatives[slot.clone()],
+                );
+                self.statistics
+                    .count(&self.cover, Some(mask), &mut level.positive[slot])
+            };
+            level.positive_rows[f as usize] = positive_rows;
+            if positive_rows >= min_rows && rows - positive_rows >= min_rows {
+                level.candidates.push(f);
+            }
+        }
+    }
+
+    /// Sorts the candidates by the branching heuristic (stable: ties keep column order).
+    pub(super) fn order(&self, level: &mut Level, stats: &[f64]) {
+        type Gain = fn(&[f64], &[f64]) -> f64;
+        let (descending, gain): (bool, Option<Gain>) = match self.config.branching {
+            Branching::InOrder => return,
+            // without class statistics, every gain order falls back on the objective's own
+            _ if !self.gain_order => (true, None),
+            Branching::GainAscending => (false, Some(information_gain)),
+            Branching::GainDescending => (true, Some(information_gain)),
+            Branching::Gini => (true, Some(gini_gain)),
+        };
+        let len = stats.len();
+        level.gains.resize(self.data.n_features(), 0.0);
+        level.negative.resize(len, 0.0);
+        for &f in &level.candidates {
+            let slot = f as usize * len..(f as usize + 1) * len;
+            let positive = &level.positive[slot.clone()];
+            level.gains[f as usize] = match gain {
+                Some(gain) => gain(stats, positive),
+                // the objective of the two leaves, negated: cheaper splits rank higher
+                None => {
+                    let negative = if self.statistics.additive() {
+                        for (n, (s, p)) in level.negative.iter_mut().zip(stats.iter().zip(positive))
+                        {
+                            *n = s - p;
+                        }
+                        &level.negative[..]
+                    } else {
+                        &level.negatives[slot]
+                    };
+                    -(self.objective.leaf_cost(positive) + self.objective.leaf_cost(negative))
+                }
+            };
+        }
+        let gains = &level.gains;
+        level.candidates.sort_by(|&a, &b| {
+            let order = gains[a as usize].total_cmp(&gains[b as usize]);
+            if descending {
+                order.reverse()
+            } else {
+                order
+            }
+        });
+    }
+}

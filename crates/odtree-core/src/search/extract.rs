@@ -1,0 +1,80 @@
+//! Rebuilding the best tree from the cache once the search is done (spec §5.5).
+
+use super::{Cost, Engine};
+use crate::cache::KeyIndex;
+use crate::data::item;
+use crate::objective::Objective;
+use crate::subproblem::{Decision, Limits};
+use crate::tree::{Tree, TreeBuilder};
+
+impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
+    /// Rebuilds the best tree from the cache (spec §5.5).
+    pub(super) fn extract(&mut self, limits: Limits, stats: &[f64], rows: u32) -> Tree {
+        let mut builder = TreeBuilder::new(self.objective, self.statistics);
+        self.extract_node(&mut builder, limits, None, stats, rows);
+        builder.finish()
+    }
+
+    fn extract_node(
+        &mut self,
+        builder: &mut TreeBuilder<O>,
+        limits: Limits,
+        inline: Option<Decision>,
+        stats: &[f64],
+        rows: u32,
+    ) {
+        let decision = match inline {
+            Some(decision) => decision,
+            None if limits.is_leaf() => Decision::Leaf,
+            None => self
+                .cache
+                .find(self.key())
+                .and_then(|id| self.cache.known(id, limits).solution)
+                .map_or(Decision::Leaf, |(_, decision)| decision),
+        };
+        let child_depth = limits.depth.saturating_sub(1);
+        let (feature, children) = match decision {
+            Decision::Unsolved | Decision::Leaf => {
+                builder.leaf(stats, rows);
+                return;
+            }
+            Decision::Split {
+                feature,
+                left,
+                right,
+            } => {
+                let cached = |nodes| (Limits::normalised(child_depth, nodes), None);
+                (feature, [cached(left), cached(right)])
+            }
+            Decision::Terminal {
+                feature,
+                left,
+                right,
+            } => {
+                let inline = |f: Option<u32>| {
+                    let decision = f.map_or(Decision::Leaf, |feature| Decision::Terminal {
+                        feature,
+                        left: None,
+                        right: None,
+                    });
+                    (Limits::normalised(child_depth, 1), Some(decision))
+                };
+                (feature, [inline(left), inline(right)])
+            }
+        };
+        let node = builder.open(feature, stats, rows);
+        let mut kids = [0; 2];
+        for ((value, (limits, inline)), kid) in
+            [false, true].into_iter().zip(children).zip(&mut kids)
+        {
+            *kid = builder.len();
+            let it = item(feature, value);
+            self.push(it);
+            let mut child_stats = vec![0.0; stats.len()];
+            let child_rows = self.statistics.count(&self.cover, None, &mut child_stats);
+            self.extract_node(builder, limits, inline, &child_stats, child_rows);
+            self.pop(it);
+        }
+        builder.close(node, kids);
+    }
+}
