@@ -398,25 +398,67 @@ mod tests {
     use crate::objective::SquaredError;
     use proptest::prelude::*;
 
-    /// A depth-2 problem over all rows of `data`: the solver's rules and the node's singles.
-    fn node_parts(
-        data: &Dataset,
-        weights: &Weights,
-        objective: &SquaredError,
-    ) -> (Cover, Vec<u32>, Vec<f64>, Vec<u32>, Vec<f64>) {
-        let statistics = objective.statistics(data, weights);
-        let cover = Cover::new(weights.support());
-        let (n, len) = (data.n_features(), statistics.len());
-        let mut singles = vec![0.0; n * len];
-        let mut single_rows = vec![0; n];
-        for f in 0..n {
-            let mask = data.item_mask(item(f as u32, true));
-            single_rows[f] =
-                statistics.count(&cover, Some(mask), &mut singles[f * len..(f + 1) * len]);
+    /// A depth-2 problem over all rows of a dataset: the node's cover and singles.
+    struct Parts {
+        cover: Cover,
+        candidates: Vec<u32>,
+        singles: Vec<f64>,
+        single_rows: Vec<u32>,
+        stats: Vec<f64>,
+    }
+
+    impl Parts {
+        fn new(data: &Dataset, weights: &Weights, objective: &SquaredError) -> Self {
+            let statistics = objective.statistics(data, weights);
+            let cover = Cover::new(weights.support());
+            let (n, len) = (data.n_features(), statistics.len());
+            let mut singles = vec![0.0; n * len];
+            let mut single_rows = vec![0; n];
+            for f in 0..n {
+                let mask = data.item_mask(item(f as u32, true));
+                single_rows[f] =
+                    statistics.count(&cover, Some(mask), &mut singles[f * len..(f + 1) * len]);
+            }
+            let mut stats = vec![0.0; len];
+            statistics.count(&cover, None, &mut stats);
+            let candidates = (0..n as u32).collect();
+            Self {
+                cover,
+                candidates,
+                singles,
+                single_rows,
+                stats,
+            }
         }
-        let mut stats = vec![0.0; len];
-        statistics.count(&cover, None, &mut stats);
-        (cover, (0..n as u32).collect(), singles, single_rows, stats)
+
+        fn node(&self, objective: &SquaredError) -> Node<'_> {
+            Node {
+                cover: &self.cover,
+                candidates: &self.candidates,
+                singles: &self.singles,
+                single_rows: &self.single_rows,
+                stats: &self.stats,
+                rows: self.cover.count(),
+                leaf: objective.leaf(&self.stats),
+            }
+        }
+    }
+
+    fn rules<'a>(
+        data: &'a Dataset,
+        weights: &'a Weights,
+        objective: &'a SquaredError,
+    ) -> Rules<'a, SquaredError> {
+        Rules {
+            data,
+            weights,
+            objective,
+            statistics: objective.statistics(data, weights),
+            min_samples_leaf: 1,
+            tolerance: 0.0,
+            incremental: false,
+            costly: false,
+        }
     }
 
     proptest! {
@@ -430,34 +472,16 @@ mod tests {
             prop_assume!(w.iter().any(|&v| v > 0.0));
             let weights = Weights::new(Some(&w), 90).unwrap();
             let objective = SquaredError::new(&targets, &weights).unwrap();
-            let (cover, candidates, singles, single_rows, stats) =
-                node_parts(&data, &weights, &objective);
-            let node = Node {
-                cover: &cover,
-                candidates: &candidates,
-                singles: &singles,
-                single_rows: &single_rows,
-                stats: &stats,
-                rows: cover.count(),
-                leaf: objective.leaf(&stats),
-            };
-            let rules = Rules {
-                data: &data,
-                weights: &weights,
-                objective: &objective,
-                statistics: objective.statistics(&data, &weights),
-                min_samples_leaf: 1,
-                tolerance: 0.0,
-                incremental: false,
-                costly: false,
-            };
+            let parts = Parts::new(&data, &weights, &objective);
+            let node = parts.node(&objective);
+            let rules = rules(&data, &weights, &objective);
             let Statistics::Sums(vectors) = rules.statistics else { unreachable!() };
             let contribution = |row: usize, out: &mut [f64]| out.copy_from_slice(vectors.of(row));
             let mut solvers = [Depth2::<f64>::default(), Depth2::<f64>::default()];
             for solver in &mut solvers {
-                solver.cells.resize(4 * stats.len(), 0.0);
-                solver.best_left = vec![(f64::INFINITY, None); candidates.len()];
-                solver.best_right = vec![(f64::INFINITY, None); candidates.len()];
+                solver.cells.resize(4 * parts.stats.len(), 0.0);
+                solver.best_left = vec![(f64::INFINITY, None); parts.candidates.len()];
+                solver.best_right = vec![(f64::INFINITY, None); parts.candidates.len()];
             }
             let mut budget = Budget::default();
             prop_assert!(solvers[0].count_pairs_by_row(&rules, &node, &mut budget, contribution));
@@ -479,27 +503,9 @@ mod tests {
         let data = Dataset::new(&x, 64, &[0; 64], 1).unwrap();
         let weights = Weights::new(None, 64).unwrap();
         let objective = SquaredError::new(&targets, &weights).unwrap();
-        let (cover, candidates, singles, single_rows, stats) =
-            node_parts(&data, &weights, &objective);
-        let node = Node {
-            cover: &cover,
-            candidates: &candidates,
-            singles: &singles,
-            single_rows: &single_rows,
-            stats: &stats,
-            rows: 64,
-            leaf: objective.leaf(&stats),
-        };
-        let rules = Rules {
-            data: &data,
-            weights: &weights,
-            objective: &objective,
-            statistics: objective.statistics(&data, &weights),
-            min_samples_leaf: 1,
-            tolerance: 0.0,
-            incremental: false,
-            costly: false,
-        };
+        let parts = Parts::new(&data, &weights, &objective);
+        let node = parts.node(&objective);
+        let rules = rules(&data, &weights, &objective);
         let mut solver = Depth2::<f64>::default();
         let solved = solver.solve(&rules, &node, 2, &mut Budget::default());
         assert!(solved[2].0 < node.leaf.cost, "the data has a useful split");
