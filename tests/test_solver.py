@@ -58,11 +58,11 @@ def test_regression_and_several_quantiles():
 def test_estimators_keep_their_solver_for_the_same_data(anneal):
     X, y = anneal
     model = OptimalTreeClassifier(max_depth=2).fit(X, y)
-    kept = model._solver
+    kept = model._solver.solver
     model.set_params(max_depth=3).fit(X, y, sample_weight=np.full(len(y), 2.0))
-    assert model._solver is kept
+    assert model._solver.solver is kept
     model.fit(X[:-1], y[:-1])
-    assert model._solver is not kept
+    assert model._solver.solver is not kept
     copy = pickle.loads(pickle.dumps(model))  # the solver is left out
     np.testing.assert_array_equal(copy.predict(X), model.predict(X))
     with pytest.raises(TypeError, match="cannot be pickled"):

@@ -8,6 +8,7 @@ import threading
 import time
 import warnings
 from numbers import Integral, Real
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -23,7 +24,7 @@ from sklearn.utils.validation import (
 
 from ._binarizer import NUMERIC_DTYPES, Binarizer
 from ._registry import register
-from ._solver import Solution, Solver, _fingerprint
+from ._solver import Solution, Solver
 from ._tree import Tree
 from .exceptions import InfeasibleWarning, NotOptimalWarning
 
@@ -100,6 +101,20 @@ def _one_fit_at_a_time(fit):
                     del _fitting[key]
 
     return guarded
+
+
+class _KeptSolver(NamedTuple):
+    """An estimator's solver with the data it was built from: comparing new data with them
+    costs a memory comparison, less than building the solver again or hashing the data."""
+
+    solver: Solver
+    X: np.ndarray
+    codes: np.ndarray
+    n_classes: int
+
+    def built_from(self, X, codes, n_classes) -> bool:
+        return (self.n_classes == n_classes and self.X.shape == X.shape
+                and np.array_equal(self.codes, codes) and np.array_equal(self.X, X))
 
 
 class OptimalTreeBase(BaseEstimator):
@@ -201,14 +216,15 @@ class OptimalTreeBase(BaseEstimator):
         """The solver of the last fit if it was built from the same data, else a new one."""
         X = np.ascontiguousarray(binary_X, dtype=np.uint8)
         codes = np.ascontiguousarray(labels, dtype=np.uint32)
-        solver = getattr(self, "_solver", None)
-        if solver is None or solver.fingerprint != _fingerprint(X, codes, n_classes):
-            solver = Solver._from_codes(X, codes, n_classes)
-        self._solver = solver
-        return solver
+        kept = getattr(self, "_solver", None)
+        if kept is None or not kept.built_from(X, codes, n_classes):
+            kept = _KeptSolver(Solver._from_codes(X, codes, n_classes), X, codes, n_classes)
+        self._solver = kept
+        return kept.solver
 
     def __getstate__(self):
-        """Pickles without the kept solver (compiled bitsets, built again on the next fit)."""
+        """Pickles without the kept solver (compiled bitsets, built again on the next fit)
+        and the data it was built from."""
         state = super().__getstate__()
         state.pop("_solver", None)
         return state

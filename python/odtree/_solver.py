@@ -7,7 +7,6 @@ estimators fit through it too, and keep theirs for refits on the same data.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -150,7 +149,6 @@ class Solver:
         codes = np.ascontiguousarray(codes, dtype=np.uint32)
         self.n_samples, self.n_features = X.shape
         self._core = _core.Solver(X, codes, n_classes)
-        self.fingerprint = _fingerprint(X, codes, n_classes)
 
     def solve(self, sample_weight=None, *, max_depth=3, min_samples_leaf=1, time_limit=None,
               upper_bound=None, max_leaf_nodes=None, ccp_alpha=0.0, lexicographic=False,
@@ -209,12 +207,3 @@ similarity_bound, child_order, memory_limit, max_cache_entries, wipe_strategy, w
     def __getstate__(self):
         raise TypeError("a Solver holds compiled bitsets and cannot be pickled; pickle the "
                         "fitted estimator or build the Solver again")
-
-
-def _fingerprint(X: np.ndarray, codes: np.ndarray, n_classes: int) -> bytes:
-    """A digest of the data a solver is built from: equal data give equal digests."""
-    digest = hashlib.blake2b(digest_size=16)
-    digest.update(np.array(X.shape + (n_classes,), dtype=np.int64).tobytes())
-    digest.update(X.tobytes())
-    digest.update(codes.tobytes())
-    return digest.digest()
