@@ -1,12 +1,12 @@
 //! Moving the search's cursor: a test pushed onto the current path narrows the cover, and
 //! popping it restores both (reversible sparse bitsets, spec §2.3).
 
-use super::{Cost, Engine};
+use super::{Cost, Kernel};
 use crate::cache::KeyIndex;
 use crate::data::{item_feature, Item};
 use crate::objective::Objective;
 
-impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
+impl<I: KeyIndex, O: Objective, C: Cost> Kernel<'_, I, O, C> {
     pub(super) fn push(&mut self, item: Item) {
         self.trail.push(item);
         let at = self.path.partition_point(|&x| x < item);

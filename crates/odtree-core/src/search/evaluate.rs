@@ -1,12 +1,12 @@
 //! Evaluating a node: the candidate splits with their children's statistics, the order they
 //! are tried in, and what the cache already proves about a child.
 
-use super::{gini_gain, information_gain, Branching, Child, Cost, Engine, Level};
+use super::{gini_gain, information_gain, Branching, Child, Cost, Kernel, Level};
 use crate::cache::KeyIndex;
 use crate::data::item;
 use crate::objective::Objective;
 
-impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
+impl<I: KeyIndex, O: Objective, C: Cost> Kernel<'_, I, O, C> {
     /// What the cache already proves about `child`: its cost if solved, else its lower bound
     /// (its exact leaf cost when only a leaf fits).
     pub(super) fn known_bound(&mut self, child: &Child<C>) -> C {

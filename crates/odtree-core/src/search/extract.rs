@@ -1,13 +1,13 @@
 //! Rebuilding the best tree from the cache once the search is done (spec §5.5).
 
-use super::{Cost, Engine};
+use super::{Cost, Kernel};
 use crate::cache::KeyIndex;
 use crate::data::item;
 use crate::objective::Objective;
 use crate::subproblem::{Decision, Limits};
 use crate::tree::{Tree, TreeBuilder};
 
-impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
+impl<I: KeyIndex, O: Objective, C: Cost> Kernel<'_, I, O, C> {
     /// Rebuilds the best tree from the cache (spec §5.5).
     pub(super) fn extract(&mut self, limits: Limits, stats: &[f64], rows: u32) -> Tree {
         let mut builder = TreeBuilder::new(self.objective, self.statistics);

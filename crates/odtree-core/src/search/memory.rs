@@ -97,9 +97,10 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
         if self.loop_ranks.len() <= at {
             self.loop_ranks.resize_with(at + 1, Vec::new);
         }
+        let n_features = self.data.n_features();
         let ranks = &mut self.loop_ranks[at];
         ranks.clear();
-        ranks.resize(self.data.n_features(), u32::MAX);
+        ranks.resize(n_features, u32::MAX);
         for (place, &f) in candidates.iter().enumerate() {
             ranks[f as usize] = place as u32;
         }
@@ -296,11 +297,7 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
             let (test, limits) = children[k];
             self.push(test);
             if let Some(exact) = exact.filter(|_| self.make_room()) {
-                let key = Key {
-                    path: &self.path,
-                    cover: &self.cover,
-                };
-                let id = self.cache.insert(key);
+                let id = self.insert_current();
                 self.cache.raise(id, limits, exact);
             }
             let outcome = self.solve(

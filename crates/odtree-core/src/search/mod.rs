@@ -16,6 +16,7 @@ mod cursor;
 mod depth2;
 mod evaluate;
 mod extract;
+mod kernel;
 mod memory;
 mod order;
 mod quantiles;
@@ -27,16 +28,14 @@ pub use order::{gini_gain, information_gain};
 pub(crate) use quantiles::QuantileSearch;
 
 use crate::budget::{Budget, Stop};
-use crate::cache::{Cache, CacheReport, Handle, Key, KeyIndex};
-use crate::cover::Cover;
+use crate::cache::{CacheReport, Handle, KeyIndex};
 use crate::data::{item, Dataset, Item};
-use crate::objective::{Leaf, Objective};
-use crate::stats::{Statistics, Weights};
+use crate::objective::Objective;
+use crate::stats::Weights;
 use crate::subproblem::{Decision, Limits};
 use crate::tree::{Tree, TreeBuilder};
-use depth2::Depth2;
-use memory::working_bytes;
-use similarity::SimilarityArchive;
+use kernel::Kernel;
+use std::ops::{Deref, DerefMut};
 
 /// The result of solving one node under an upper bound.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -123,21 +122,10 @@ pub struct SearchOutcome {
     pub stopped: Option<Stop>,
 }
 
-/// One search: the data, the objective, the settings and all mutable state.
+/// The depth-first branch-and-bound of DL8.5 and MurTree: the driver of the kernel that
+/// today's searches use. It keeps the recursion stack, which memory bounding asks about.
 pub(crate) struct Engine<'a, I: KeyIndex, O: Objective, C: Cost> {
-    data: &'a Dataset,
-    weights: &'a Weights,
-    objective: &'a O,
-    config: &'a SearchConfig,
-    statistics: Statistics<'a>,
-    /// Whether candidates are ordered by information gain (else by column).
-    gain_order: bool,
-    cache: Cache<I, C>,
-    cover: Cover,
-    /// The current path, sorted: the cache key of the current node.
-    path: Vec<Item>,
-    /// The current path in the order the tests were pushed.
-    trail: Vec<Item>,
+    kernel: Kernel<'a, I, O, C>,
     /// The nodes being branched on, root first.
     frames: Vec<Frame>,
     /// Per frame, when the cache is bounded: each feature's place in the frame's loop
@@ -145,22 +133,21 @@ pub(crate) struct Engine<'a, I: KeyIndex, O: Objective, C: Cost> {
     loop_ranks: Vec<Vec<u32>>,
     /// The root's limits.
     root_limits: Limits,
-    /// Estimated bytes of everything the search holds besides the cache.
-    working_bytes: usize,
     /// Wiped subtrees of the best tree solved again after the search.
     repaired: usize,
-    on_path: Vec<bool>,
-    levels: Vec<Level>,
-    depth2: Depth2<C>,
-    /// Evaluated nodes for the similarity bound, when it is valid and switched on.
-    similarity: Option<SimilarityArchive<C>>,
-    /// Whether nodes with no depth left are cached too (DL8.5 caches every node it visits).
-    cache_leaves: bool,
-    use_depth2: bool,
-    /// Whether every budget of a depth-2 solve is stored (needed only with node limits).
-    store_all_depth2: bool,
-    tolerance: f64,
-    pub budget: Budget,
+}
+
+impl<'a, I: KeyIndex, O: Objective, C: Cost> Deref for Engine<'a, I, O, C> {
+    type Target = Kernel<'a, I, O, C>;
+    fn deref(&self) -> &Self::Target {
+        &self.kernel
+    }
+}
+
+impl<I: KeyIndex, O: Objective, C: Cost> DerefMut for Engine<'_, I, O, C> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.kernel
+    }
 }
 
 impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
@@ -172,50 +159,12 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
         config: &'a SearchConfig,
         budget: Budget,
     ) -> Self {
-        let cover = Cover::new(weights.support());
-        let capabilities = objective.capabilities();
-        let statistics = objective.statistics(data, weights);
-        let use_depth2 = config.depth2_solver && capabilities.depth2 && statistics.additive();
-        let use_similarity = config.similarity_bound
-            && capabilities.similarity_bound
-            && config.min_samples_leaf == 1;
-        let max_depth = config.max_depth.min(data.n_features() as u32);
-        let working_bytes = if config.memory.is_bounded() {
-            working_bytes(
-                data,
-                max_depth,
-                statistics.len(),
-                use_depth2,
-                use_similarity,
-            )
-        } else {
-            0
-        };
         Self {
-            data,
-            weights,
-            objective,
-            config,
-            statistics,
-            gain_order: capabilities.gain_order,
-            cache: Cache::new(config.memory.is_bounded().then_some(config.memory.strategy)),
-            cover,
-            path: Vec::new(),
-            trail: Vec::new(),
+            kernel: Kernel::new(data, weights, objective, config, budget),
             frames: Vec::new(),
             loop_ranks: Vec::new(),
             root_limits: Limits::normalised(0, 0),
-            working_bytes,
             repaired: 0,
-            on_path: vec![false; data.n_features()],
-            levels: (0..=max_depth).map(|_| Level::default()).collect(),
-            depth2: Depth2::default(),
-            similarity: use_similarity.then(|| SimilarityArchive::new(max_depth)),
-            cache_leaves: !config.depth2_solver,
-            use_depth2,
-            store_all_depth2: config.max_nodes.is_some(),
-            tolerance: 0.0,
-            budget,
         }
     }
 
@@ -275,41 +224,6 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
         }
     }
 
-    /// `a < b`, beyond rounding noise.
-    #[inline]
-    fn below(&self, a: C, b: C) -> bool {
-        a.below(b, self.tolerance)
-    }
-
-    /// The cache key of the current node.
-    #[inline]
-    fn key(&self) -> Key<'_> {
-        Key {
-            path: &self.path,
-            cover: &self.cover,
-        }
-    }
-
-    /// The id `handle` names, or if a wipe freed it, the current node's id again.
-    fn current(&mut self, handle: Handle) -> u32 {
-        if self.cache.is_current(handle) {
-            handle.id
-        } else {
-            let key = Key {
-                path: &self.path,
-                cover: &self.cover,
-            };
-            self.cache.insert(key)
-        }
-    }
-
-    fn store(&mut self, handle: Handle, limits: Limits, cost: C, decision: Decision) -> Outcome<C> {
-        let id = self.current(handle);
-        let proven = self.budget.stopped().is_none();
-        self.cache.store(id, limits, cost, decision, proven);
-        Outcome::Solved(cost, decision.size())
-    }
-
     /// Solves the current node (the rows of `self.cover`, reached by `self.path`) within
     /// `limits` (normalised), looking for a subtree cheaper than `ub`.
     fn solve(&mut self, limits: Limits, ub: C, stats: &[f64], rows: u32) -> Outcome<C> {
@@ -321,24 +235,13 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
         if self.config.memory.is_bounded() && !self.make_room() {
             return Outcome::Solved(leaf_cost, 0);
         }
-        let key = Key {
-            path: &self.path,
-            cover: &self.cover,
-        };
-        let id = self.cache.insert(key);
+        let id = self.insert_current();
         let handle = self.cache.handle(id);
         let known = self.cache.known(id, limits);
         if let Some((cost, decision)) = known.solution {
             return Outcome::Solved(cost, decision.size());
         }
-        let mut lower_bound = known.lower_bound;
-        if let Some(archive) = self.similarity.as_mut().filter(|_| !limits.is_leaf()) {
-            let bound = archive.bound(&self.cover, limits, self.weights);
-            if lower_bound.below(bound, 0.0) {
-                lower_bound = bound;
-                self.cache.raise(id, limits, bound);
-            }
-        }
+        let lower_bound = self.similarity_bound(id, limits, known.lower_bound);
         if !self.below(lower_bound, ub) {
             return Outcome::Infeasible(lower_bound);
         }
@@ -388,57 +291,8 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
             outcome
         };
         self.levels[depth] = level;
-        if let Some(archive) = self
-            .similarity
-            .as_mut()
-            .filter(|_| self.budget.stopped().is_none())
-        {
-            archive.record(&self.cover, limits, outcome.bound());
-        }
+        self.record_similar(limits, outcome.bound());
         outcome
-    }
-
-    /// Solves a node of depth ≤ 2 with the specialised solver and caches its trees.
-    fn solve_depth2(
-        &mut self,
-        level: &Level,
-        id: u32,
-        limits: Limits,
-        stats: &[f64],
-        rows: u32,
-        leaf: Leaf,
-    ) -> Outcome<C> {
-        let rules = depth2::Rules {
-            data: self.data,
-            weights: self.weights,
-            objective: self.objective,
-            statistics: self.statistics,
-            min_samples_leaf: self.config.min_samples_leaf,
-            tolerance: self.tolerance,
-            incremental: self.config.incremental_counting,
-            costly: self.objective.costly(),
-        };
-        let node = depth2::Node {
-            cover: &self.cover,
-            candidates: &level.candidates,
-            singles: &level.positive,
-            single_rows: &level.positive_rows,
-            stats,
-            rows,
-            leaf,
-        };
-        let trees = self
-            .depth2
-            .solve(&rules, &node, limits.depth, &mut self.budget);
-        if self.store_all_depth2 {
-            let proven = self.budget.stopped().is_none();
-            for (nodes, &(cost, decision)) in (1..=limits.nodes).zip(&trees) {
-                let at = Limits::normalised(limits.depth, nodes);
-                self.cache.store(id, at, cost, decision, proven);
-            }
-        }
-        let (cost, decision) = trees[limits.nodes as usize - 1];
-        self.store(self.cache.handle(id), limits, cost, decision)
     }
 
     /// Tries every candidate split of the current node and every division of its branching

@@ -1,0 +1,220 @@
+//! The kernel of every search: the cursor over the lattice of paths, node evaluation (leaf
+//! costs, candidate splits and their order, the depth-2 solver, the similarity bound, known
+//! bounds), the store of subproblems, and tree extraction. Drivers walk the subproblems with
+//! it; the depth-first search of DL8.5 and MurTree is the one driver today (`Engine`).
+
+use super::depth2::{self, Depth2};
+use super::memory::working_bytes;
+use super::similarity::SimilarityArchive;
+use super::{Cost, Level, Outcome, SearchConfig};
+use crate::budget::Budget;
+use crate::cache::{Cache, Handle, Key, KeyIndex};
+use crate::cover::Cover;
+use crate::data::{Dataset, Item};
+use crate::objective::{Leaf, Objective};
+use crate::stats::{Statistics, Weights};
+use crate::subproblem::{Decision, Limits};
+
+/// What every way of walking the subproblems shares (strategy-independent): the data, the
+/// objective and settings, the cursor (path, cover with undo, what is on the path), node
+/// evaluation's scratch and solvers, the store of subproblems, and the budget.
+pub(crate) struct Kernel<'a, I: KeyIndex, O: Objective, C: Cost> {
+    pub(super) data: &'a Dataset,
+    pub(super) weights: &'a Weights,
+    pub(super) objective: &'a O,
+    pub(super) config: &'a SearchConfig,
+    pub(super) statistics: Statistics<'a>,
+    /// Whether candidates are ordered by information gain (else by column).
+    pub(super) gain_order: bool,
+    pub(super) cache: Cache<I, C>,
+    pub(super) cover: Cover,
+    /// The current path, sorted: the cache key of the current node.
+    pub(super) path: Vec<Item>,
+    /// The current path in the order the tests were pushed.
+    pub(super) trail: Vec<Item>,
+    /// Estimated bytes of everything the search holds besides the cache.
+    pub(super) working_bytes: usize,
+    pub(super) on_path: Vec<bool>,
+    pub(super) levels: Vec<Level>,
+    pub(super) depth2: Depth2<C>,
+    /// Evaluated nodes for the similarity bound, when it is valid and switched on.
+    pub(super) similarity: Option<SimilarityArchive<C>>,
+    /// Whether nodes with no depth left are cached too (DL8.5 caches every node it visits).
+    pub(super) cache_leaves: bool,
+    pub(super) use_depth2: bool,
+    /// Whether every budget of a depth-2 solve is stored (needed only with node limits).
+    pub(super) store_all_depth2: bool,
+    pub(super) tolerance: f64,
+    pub(super) budget: Budget,
+}
+
+impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
+    /// Prepares a search of `data` weighted by `weights`.
+    pub(super) fn new(
+        data: &'a Dataset,
+        weights: &'a Weights,
+        objective: &'a O,
+        config: &'a SearchConfig,
+        budget: Budget,
+    ) -> Self {
+        let cover = Cover::new(weights.support());
+        let capabilities = objective.capabilities();
+        let statistics = objective.statistics(data, weights);
+        let use_depth2 = config.depth2_solver && capabilities.depth2 && statistics.additive();
+        let use_similarity = config.similarity_bound
+            && capabilities.similarity_bound
+            && config.min_samples_leaf == 1;
+        let max_depth = config.max_depth.min(data.n_features() as u32);
+        let working_bytes = if config.memory.is_bounded() {
+            working_bytes(
+                data,
+                max_depth,
+                statistics.len(),
+                use_depth2,
+                use_similarity,
+            )
+        } else {
+            0
+        };
+        Self {
+            data,
+            weights,
+            objective,
+            config,
+            statistics,
+            gain_order: capabilities.gain_order,
+            cache: Cache::new(config.memory.is_bounded().then_some(config.memory.strategy)),
+            cover,
+            path: Vec::new(),
+            trail: Vec::new(),
+            working_bytes,
+            on_path: vec![false; data.n_features()],
+            levels: (0..=max_depth).map(|_| Level::default()).collect(),
+            depth2: Depth2::default(),
+            similarity: use_similarity.then(|| SimilarityArchive::new(max_depth)),
+            cache_leaves: !config.depth2_solver,
+            use_depth2,
+            store_all_depth2: config.max_nodes.is_some(),
+            tolerance: 0.0,
+            budget,
+        }
+    }
+
+    /// `a < b`, beyond rounding noise.
+    #[inline]
+    pub(super) fn below(&self, a: C, b: C) -> bool {
+        a.below(b, self.tolerance)
+    }
+
+    /// The cache key of the current node.
+    #[inline]
+    pub(super) fn key(&self) -> Key<'_> {
+        Key {
+            path: &self.path,
+            cover: &self.cover,
+        }
+    }
+
+    /// The id `handle` names, or if a wipe freed it, the current node's id again.
+    pub(super) fn current(&mut self, handle: Handle) -> u32 {
+        if self.cache.is_current(handle) {
+            handle.id
+        } else {
+            let key = Key {
+                path: &self.path,
+                cover: &self.cover,
+            };
+            self.cache.insert(key)
+        }
+    }
+
+    pub(super) fn store(
+        &mut self,
+        handle: Handle,
+        limits: Limits,
+        cost: C,
+        decision: Decision,
+    ) -> Outcome<C> {
+        let id = self.current(handle);
+        let proven = self.budget.stopped().is_none();
+        self.cache.store(id, limits, cost, decision, proven);
+        Outcome::Solved(cost, decision.size())
+    }
+
+    /// Solves a node of depth ≤ 2 with the specialised solver and caches its trees.
+    pub(super) fn solve_depth2(
+        &mut self,
+        level: &Level,
+        id: u32,
+        limits: Limits,
+        stats: &[f64],
+        rows: u32,
+        leaf: Leaf,
+    ) -> Outcome<C> {
+        let rules = depth2::Rules {
+            data: self.data,
+            weights: self.weights,
+            objective: self.objective,
+            statistics: self.statistics,
+            min_samples_leaf: self.config.min_samples_leaf,
+            tolerance: self.tolerance,
+            incremental: self.config.incremental_counting,
+            costly: self.objective.costly(),
+        };
+        let node = depth2::Node {
+            cover: &self.cover,
+            candidates: &level.candidates,
+            singles: &level.positive,
+            single_rows: &level.positive_rows,
+            stats,
+            rows,
+            leaf,
+        };
+        let trees = self
+            .depth2
+            .solve(&rules, &node, limits.depth, &mut self.budget);
+        if self.store_all_depth2 {
+            let proven = self.budget.stopped().is_none();
+            for (nodes, &(cost, decision)) in (1..=limits.nodes).zip(&trees) {
+                let at = Limits::normalised(limits.depth, nodes);
+                self.cache.store(id, at, cost, decision, proven);
+            }
+        }
+        let (cost, decision) = trees[limits.nodes as usize - 1];
+        self.store(self.cache.handle(id), limits, cost, decision)
+    }
+
+    /// The current node's id in the store, inserting its key if new.
+    pub(super) fn insert_current(&mut self) -> u32 {
+        let key = Key {
+            path: &self.path,
+            cover: &self.cover,
+        };
+        self.cache.insert(key)
+    }
+
+    /// `known`, raised by the similarity bound where it applies (and stored when it helps).
+    pub(super) fn similarity_bound(&mut self, id: u32, limits: Limits, known: C) -> C {
+        let Some(archive) = self.similarity.as_mut().filter(|_| !limits.is_leaf()) else {
+            return known;
+        };
+        let bound = archive.bound(&self.cover, limits, self.weights);
+        if known.below(bound, 0.0) {
+            self.cache.raise(id, limits, bound);
+            bound
+        } else {
+            known
+        }
+    }
+
+    /// Records the current node's bound for the similarity bound of later nodes (unless the
+    /// search has stopped, when bounds are no longer proven).
+    pub(super) fn record_similar(&mut self, limits: Limits, bound: C) {
+        if self.budget.stopped().is_some() {
+            return;
+        }
+        if let Some(archive) = self.similarity.as_mut() {
+            archive.record(&self.cover, limits, bound);
+        }
+    }
+}
