@@ -1,7 +1,7 @@
 //! Keeping a search within its memory limits (spec §6): making room in the cache before a new
 //! key, what a wipe must spare, and solving again the wiped parts of the best tree.
 
-use super::{depth2, entry_margin, Cost, Engine, Outcome};
+use super::{depth2, entry_margin, Cost, Engine, Kernel, Outcome};
 use crate::budget::Stop;
 use crate::cache::{Key, KeyIndex, WipeStrategy};
 use crate::cover::Cover;
@@ -10,6 +10,7 @@ use crate::objective::Objective;
 use crate::stats::Weights;
 use crate::subproblem::{Decision, Limits};
 use std::mem::size_of;
+use std::ops::DerefMut;
 
 /// A second cursor over the lattice, for finding the keys of nodes away from the search's
 /// current node.
@@ -51,46 +52,63 @@ impl<'d> Walk<'d> {
     }
 }
 
-impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
-    /// Makes room for the current node's key: wipes by the configured strategy, then if that
-    /// is not enough, everything not protected. When even that is not enough, stops the
-    /// search and returns false.
-    pub(super) fn make_room(&mut self) -> bool {
-        if self.fits() {
-            return true;
-        }
-        let memory = self.config.memory;
-        let base = memory.max_entries.unwrap_or_else(|| self.cache.len());
-        let target = ((base as f64 * memory.wipe_factor) as usize).max(1);
-        // the configured strategy first, then everything not protected
-        let rounds = [(memory.strategy, target), (WipeStrategy::All, usize::MAX)];
-        let rounds = if memory.strategy == WipeStrategy::All {
-            &rounds[1..]
-        } else {
-            &rounds[..]
-        };
-        for (round, &(strategy, target)) in rounds.iter().enumerate() {
-            // the objective's remembered results go before the entries the search cannot spare
-            if round + 1 == rounds.len() && self.objective.held_bytes() > 0 {
-                self.objective.release();
-                if self.fits() {
-                    return true;
-                }
-            }
-            let mut protected = self.protected();
-            let tiers = match strategy {
-                WipeStrategy::All => Vec::new(),
-                _ => self.tiers(),
-            };
-            self.cache.wipe(&mut protected, target, strategy, &tiers);
-            if self.fits() {
+/// What memory bounding asks of a driver before a wipe: the ids it must spare (for the
+/// depth-first driver: the nodes on its stack, the children each is trying, its best trees),
+/// and per id how soon it may look the key up again (its tier; a wipe frees the lowest first,
+/// and an empty list ranks by the strategy's score alone).
+pub(super) trait Reach {
+    /// The ids no wipe may free.
+    fn protected(&self) -> Vec<u32>;
+    /// The tier of each id.
+    fn tiers(&self) -> Vec<u8>;
+}
+
+/// Makes room in `driver`'s store for the current node's key: wipes by the configured
+/// strategy, then forgets what the objective remembers, then wipes everything the driver does
+/// not protect. When even that is not enough, stops the search and returns false.
+pub(super) fn make_room<'a, I, O, C, D>(driver: &mut D) -> bool
+where
+    I: KeyIndex,
+    O: Objective + 'a,
+    C: Cost,
+    D: Reach + DerefMut<Target = Kernel<'a, I, O, C>>,
+{
+    if driver.fits() {
+        return true;
+    }
+    let memory = driver.config.memory;
+    let base = memory.max_entries.unwrap_or_else(|| driver.cache.len());
+    let target = ((base as f64 * memory.wipe_factor) as usize).max(1);
+    // the configured strategy first, then everything not protected
+    let rounds = [(memory.strategy, target), (WipeStrategy::All, usize::MAX)];
+    let rounds = if memory.strategy == WipeStrategy::All {
+        &rounds[1..]
+    } else {
+        &rounds[..]
+    };
+    for (round, &(strategy, target)) in rounds.iter().enumerate() {
+        // the objective's remembered results go before the entries the search cannot spare
+        if round + 1 == rounds.len() && driver.objective.held_bytes() > 0 {
+            driver.objective.release();
+            if driver.fits() {
                 return true;
             }
         }
-        self.budget.stop(Stop::MemoryLimit);
-        false
+        let mut protected = driver.protected();
+        let tiers = match strategy {
+            WipeStrategy::All => Vec::new(),
+            _ => driver.tiers(),
+        };
+        driver.cache.wipe(&mut protected, target, strategy, &tiers);
+        if driver.fits() {
+            return true;
+        }
     }
+    driver.budget.stop(Stop::MemoryLimit);
+    false
+}
 
+impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
     /// Records the loop order of the node about to become the deepest frame.
     pub(super) fn note_loop(&mut self, candidates: &[u32]) {
         let at = self.frames.len();
@@ -104,110 +122,6 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
         for (place, &f) in candidates.iter().enumerate() {
             ranks[f as usize] = place as u32;
         }
-    }
-
-    /// Per id, how soon the search may look its key up again; a wipe frees the lowest tiers
-    /// first. A node only looks up keys that contain its path, so a key is reachable from a
-    /// frame whose path it contains, through a test of the key still ahead in the frame's
-    /// loop. The tier is 1 + the deepest such frame, or 0 if none is left; keys containing
-    /// the whole trail (the current node's own subtree) rank one above the deepest frame.
-    /// Empty when keys are rows, not paths.
-    fn tiers(&self) -> Vec<u8> {
-        if I::BY_ROWS {
-            return Vec::new();
-        }
-        let top = (self.frames.len() + 1).min(u8::MAX as usize) as u8;
-        let mut tiers = vec![0u8; self.cache.slots()];
-        let mut path = Vec::new();
-        // per test of the key: its place on the trail (`usize::MAX`: not on it)
-        let mut places = Vec::new();
-        for (id, tier) in tiers.iter_mut().enumerate() {
-            if !self.cache.path(id as u32, &mut path) {
-                continue;
-            }
-            places.clear();
-            places.extend(path.iter().map(|test| {
-                self.trail
-                    .iter()
-                    .position(|t| t == test)
-                    .unwrap_or(usize::MAX)
-            }));
-            // the trail's longest prefix inside the key
-            let reached = (0..self.trail.len())
-                .find(|&i| !places.contains(&i))
-                .unwrap_or(self.trail.len());
-            if reached == self.trail.len() {
-                *tier = top;
-                continue;
-            }
-            let deepest = self.frames.iter().enumerate().rev().find(|(j, frame)| {
-                let ranks = &self.loop_ranks[*j];
-                frame.depth <= reached
-                    && path.iter().zip(&places).any(|(&test, &place)| {
-                        let rank = ranks[item_feature(test) as usize];
-                        place >= frame.depth
-                            && rank != u32::MAX
-                            && (rank > frame.position
-                                || rank == frame.position && place != frame.depth)
-                    })
-            });
-            *tier = deepest.map_or(0, |(j, _)| (j + 1).min(u8::MAX as usize) as u8);
-        }
-        tiers
-    }
-
-    /// Whether the current node's key, and the entries that may follow it before the next
-    /// check, fit within the limits.
-    fn fits(&self) -> bool {
-        let memory = &self.config.memory;
-        let key = self.key();
-        // the path's length bounds the new keys, and is cheaper to read
-        let entries = memory.max_entries.is_none_or(|most| {
-            self.cache.len() + key.path.len().max(1) <= most
-                || self.cache.len() + self.cache.new_keys(key) <= most
-        });
-        entries
-            && memory.max_bytes.is_none_or(|most| {
-                let margin = entry_margin(self.config.max_depth);
-                self.working_bytes
-                    + self.objective.held_bytes()
-                    + self.cache.bytes()
-                    + self.cache.growth(key, margin)
-                    <= most
-            })
-    }
-
-    /// The ids a wipe must spare: the root and its best tree, and for every node on the
-    /// stack, the node, both children of the split it is trying, and its best split so far.
-    fn protected(&self) -> Vec<u32> {
-        let mut walk = Walk::new(self.data, self.weights);
-        let mut protected = Vec::new();
-        if let Some(root) = self.cache.find(walk.key()) {
-            protected.push(root);
-            if let Some((_, decision)) = self.cache.known(root, self.root_limits).solution {
-                self.protect_subtree(&mut walk, self.root_limits, decision, &mut protected);
-            }
-        }
-        for frame in &self.frames {
-            while walk.followed < frame.depth {
-                walk.push(self.trail[walk.followed]);
-                walk.followed += 1;
-            }
-            if self.cache.is_current(frame.handle) {
-                protected.push(frame.handle.id);
-            }
-            if let Some(feature) = frame.feature {
-                for value in [false, true] {
-                    walk.push(item(feature, value));
-                    protected.extend(self.cache.find(walk.key()));
-                    walk.pop(item(feature, value));
-                }
-            }
-            if let Some(best) = frame.best {
-                self.protect_subtree(&mut walk, frame.limits, best, &mut protected);
-            }
-        }
-        protected
     }
 
     /// Adds the cached nodes of the subtree `decision` roots at the walk's node.
@@ -296,7 +210,7 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
             let exact = costs[1 - k].map(|sibling| cost - sibling);
             let (test, limits) = children[k];
             self.push(test);
-            if let Some(exact) = exact.filter(|_| self.make_room()) {
+            if let Some(exact) = exact.filter(|_| make_room(self)) {
                 let id = self.insert_current();
                 self.cache.raise(id, limits, exact);
             }
@@ -320,6 +234,114 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
             self.pop(test);
         }
         repaired
+    }
+}
+
+impl<I: KeyIndex, O: Objective, C: Cost> Reach for Engine<'_, I, O, C> {
+    /// The ids a wipe must spare: the root and its best tree, and for every node on the
+    /// stack, the node, both children of the split it is trying, and its best split so far.
+    fn protected(&self) -> Vec<u32> {
+        let mut walk = Walk::new(self.data, self.weights);
+        let mut protected = Vec::new();
+        if let Some(root) = self.cache.find(walk.key()) {
+            protected.push(root);
+            if let Some((_, decision)) = self.cache.known(root, self.root_limits).solution {
+                self.protect_subtree(&mut walk, self.root_limits, decision, &mut protected);
+            }
+        }
+        for frame in &self.frames {
+            while walk.followed < frame.depth {
+                walk.push(self.trail[walk.followed]);
+                walk.followed += 1;
+            }
+            if self.cache.is_current(frame.handle) {
+                protected.push(frame.handle.id);
+            }
+            if let Some(feature) = frame.feature {
+                for value in [false, true] {
+                    walk.push(item(feature, value));
+                    protected.extend(self.cache.find(walk.key()));
+                    walk.pop(item(feature, value));
+                }
+            }
+            if let Some(best) = frame.best {
+                self.protect_subtree(&mut walk, frame.limits, best, &mut protected);
+            }
+        }
+        protected
+    }
+
+    /// Per id, how soon the search may look its key up again; a wipe frees the lowest tiers
+    /// first. A node only looks up keys that contain its path, so a key is reachable from a
+    /// frame whose path it contains, through a test of the key still ahead in the frame's
+    /// loop. The tier is 1 + the deepest such frame, or 0 if none is left; keys containing
+    /// the whole trail (the current node's own subtree) rank one above the deepest frame.
+    /// Empty when keys are rows, not paths.
+    fn tiers(&self) -> Vec<u8> {
+        if I::BY_ROWS {
+            return Vec::new();
+        }
+        let top = (self.frames.len() + 1).min(u8::MAX as usize) as u8;
+        let mut tiers = vec![0u8; self.cache.slots()];
+        let mut path = Vec::new();
+        // per test of the key: its place on the trail (`usize::MAX`: not on it)
+        let mut places = Vec::new();
+        for (id, tier) in tiers.iter_mut().enumerate() {
+            if !self.cache.path(id as u32, &mut path) {
+                continue;
+            }
+            places.clear();
+            places.extend(path.iter().map(|test| {
+                self.trail
+                    .iter()
+                    .position(|t| t == test)
+                    .unwrap_or(usize::MAX)
+            }));
+            // the trail's longest prefix inside the key
+            let reached = (0..self.trail.len())
+                .find(|&i| !places.contains(&i))
+                .unwrap_or(self.trail.len());
+            if reached == self.trail.len() {
+                *tier = top;
+                continue;
+            }
+            let deepest = self.frames.iter().enumerate().rev().find(|(j, frame)| {
+                let ranks = &self.loop_ranks[*j];
+                frame.depth <= reached
+                    && path.iter().zip(&places).any(|(&test, &place)| {
+                        let rank = ranks[item_feature(test) as usize];
+                        place >= frame.depth
+                            && rank != u32::MAX
+                            && (rank > frame.position
+                                || rank == frame.position && place != frame.depth)
+                    })
+            });
+            *tier = deepest.map_or(0, |(j, _)| (j + 1).min(u8::MAX as usize) as u8);
+        }
+        tiers
+    }
+}
+
+impl<I: KeyIndex, O: Objective, C: Cost> Kernel<'_, I, O, C> {
+    /// Whether the current node's key, and the entries that may follow it before the next
+    /// check, fit within the limits.
+    pub(super) fn fits(&self) -> bool {
+        let memory = &self.config.memory;
+        let key = self.key();
+        // the path's length bounds the new keys, and is cheaper to read
+        let entries = memory.max_entries.is_none_or(|most| {
+            self.cache.len() + key.path.len().max(1) <= most
+                || self.cache.len() + self.cache.new_keys(key) <= most
+        });
+        entries
+            && memory.max_bytes.is_none_or(|most| {
+                let margin = entry_margin(self.config.max_depth);
+                self.working_bytes
+                    + self.objective.held_bytes()
+                    + self.cache.bytes()
+                    + self.cache.growth(key, margin)
+                    <= most
+            })
     }
 }
 

@@ -232,7 +232,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
         if limits.is_leaf() && !self.cache_leaves {
             return Outcome::Solved(leaf_cost, 0);
         }
-        if self.config.memory.is_bounded() && !self.make_room() {
+        if self.config.memory.is_bounded() && !memory::make_room(self) {
             return Outcome::Solved(leaf_cost, 0);
         }
         let id = self.insert_current();
