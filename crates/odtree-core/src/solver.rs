@@ -11,7 +11,7 @@ use crate::objective::{
     Pinball, SquaredError,
 };
 use crate::search::{
-    CacheKind, Cost, Engine, Lexicographic, QuantileSearch, SearchConfig, SearchOutcome,
+    CacheKind, Cost, Engine, Greedy, Lexicographic, QuantileSearch, SearchConfig, SearchOutcome,
 };
 use crate::stats::Weights;
 use crate::task::Task;
@@ -29,6 +29,8 @@ pub enum Status {
     Interrupted,
     /// No tree costs less than the requested upper bound; the tree is the root leaf.
     Infeasible,
+    /// The tree was grown greedily; nothing is proven about it.
+    Greedy,
     /// The memory limits stopped the search; the tree is the best found.
     MemoryLimit,
 }
@@ -41,6 +43,7 @@ impl Status {
             Status::TimeLimit => "time_limit",
             Status::Interrupted => "interrupted",
             Status::Infeasible => "infeasible",
+            Status::Greedy => "greedy",
             Status::MemoryLimit => "memory_limit",
         }
     }
@@ -104,13 +107,43 @@ impl Solver {
         weights: Option<&[f64]>,
         budget: Budget,
     ) -> Result<Solution> {
-        self.solve_objective(config, weights, budget, |data, weights| {
-            let mut class_totals = vec![0.0; data.n_classes()];
-            for (row, &label) in data.labels().iter().enumerate() {
-                class_totals[label as usize] += weights.of(row);
-            }
-            Ok(Misclassification::new(&class_totals))
+        self.solve_objective(config, weights, budget, |_, weights| {
+            Ok(self.misclassification(weights))
         })
+    }
+
+    /// The greedy tree for weighted misclassification under `config`'s depth and minimum
+    /// leaf size: at each node the split whose two leaves cost least (as CART on binary
+    /// features). Fast, and proves nothing: its status is [`Status::Greedy`] and its lower
+    /// bound 0. Other settings of `config` (caches, bounds, limits) do not apply.
+    pub fn solve_greedy(
+        &self,
+        config: &SearchConfig,
+        weights: Option<&[f64]>,
+        budget: Budget,
+    ) -> Result<Solution> {
+        config.validate()?;
+        let start = Instant::now();
+        let weights = Weights::new(weights, self.data.n_rows())?;
+        let objective = Penalised::new(self.misclassification(&weights), config.leaf_penalty);
+        let greedy =
+            Greedy::<TrieIndex, _, f64>::new(&self.data, &weights, &objective, config, budget);
+        let (mut tree, budget) = greedy.run();
+        tree.map_features(|f| self.features[f as usize]);
+        let mut solution = Self::finish(
+            SearchOutcome {
+                lower_bound: 0.0,
+                infeasible: false,
+                cache: CacheReport::default(),
+                stopped: budget.stopped(),
+                tree,
+            },
+            start,
+        );
+        if solution.status == Status::Optimal {
+            solution.status = Status::Greedy;
+        }
+        Ok(solution)
     }
 
     /// Solves for the built-in objective `task`: one solution, or one per quantile for
@@ -245,6 +278,15 @@ impl Solver {
                 Self::finish(outcome, start)
             })
             .collect())
+    }
+
+    /// Weighted misclassification, its ties broken by the classes' total weights.
+    fn misclassification(&self, weights: &Weights) -> Misclassification {
+        let mut class_totals = vec![0.0; self.data.n_classes()];
+        for (row, &label) in self.data.labels().iter().enumerate() {
+            class_totals[label as usize] += weights.of(row);
+        }
+        Misclassification::new(&class_totals)
     }
 
     /// Refuses an objective whose costs overflow: every sum of costs the search makes stays

@@ -16,6 +16,7 @@ mod cursor;
 mod depth2;
 mod evaluate;
 mod extract;
+mod greedy;
 mod kernel;
 mod memory;
 mod order;
@@ -24,6 +25,7 @@ mod similarity;
 
 pub use crate::subproblem::{Cost, Lexicographic};
 pub use config::{Branching, CacheKind, ChildOrder, MemoryLimits, SearchConfig};
+pub(crate) use greedy::Greedy;
 pub use order::{gini_gain, information_gain};
 pub(crate) use quantiles::QuantileSearch;
 
