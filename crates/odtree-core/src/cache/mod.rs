@@ -16,6 +16,8 @@
 //! so a [`Handle`] held across a wipe can tell whether it still names the same key.
 
 mod dataset;
+#[cfg(test)]
+mod example;
 mod hash;
 mod trie;
 mod wipe;
@@ -512,6 +514,7 @@ mod tests {
         keyed::<TrieIndex>(&[&[1], &[1, 3]]);
         keyed::<PathIndex>(&[&[1], &[1, 3]]);
         keyed::<DatasetIndex>(&[&[1], &[1, 3]]);
+        keyed::<example::BTreeIndex>(&[&[1], &[1, 3]]);
     }
 
     #[test]
