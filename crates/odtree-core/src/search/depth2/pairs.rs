@@ -204,8 +204,13 @@ impl<C: Cost> Depth2<C> {
         let pair_stats = std::mem::take(&mut self.pair_stats);
         let mut complete = true;
         'roots: for i in 0..n {
+            if budget.exhausted(false) {
+                complete = false;
+                break;
+            }
             for j in i + 1..n {
-                if (j == i + 1 || rules.costly) && budget.exhausted(rules.costly) {
+                // with slow leaf costs, the clock is read before each pair
+                if rules.costly && budget.exhausted(true) {
                     complete = false;
                     break 'roots;
                 }
