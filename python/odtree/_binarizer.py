@@ -418,6 +418,9 @@ class Binarizer(TransformerMixin, BaseEstimator):
     def _numeric_features(self, first, block, weight, zero_one, names, tree_thresholds):
         """Features of the numeric columns ``first, first + 1, ...``, whose non-zero-weight
         values are the columns of ``block`` and which hold only 0 and 1 where ``zero_one``."""
+        if zero_one.all():  # every column passes through: nothing to bin
+            return [BinaryFeature(j, names[j], "binary")
+                    for j in range(first, first + len(zero_one))]
         binned = np.flatnonzero(~zero_one)
         tree = [(i, tree_thresholds[first + j]) for i, j in enumerate(binned.tolist())
                 if first + j in tree_thresholds]
