@@ -369,6 +369,6 @@ def test_several_quantiles_reject_what_their_search_lacks():
         OptimalTreeRegressor(quantiles=[0.5]).fit(X_SMALL, target)
     with pytest.raises(ValueError, match=r"in \(0, 1\)"):
         OptimalTreeRegressor(criterion="quantile", quantiles=[0.5, 1.5]).fit(X_SMALL, target)
-    with pytest.raises(ValueError, match="node limits"):
+    with pytest.raises(ValueError, match="lexicographic"):
         OptimalTreeRegressor(criterion="quantile", quantiles=[0.5],
-                             max_leaf_nodes=2).fit(X_SMALL, target)
+                             lexicographic=True).fit(X_SMALL, target)

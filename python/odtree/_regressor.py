@@ -43,8 +43,9 @@ class OptimalTreeRegressor(RegressorMixin, OptimalTreeBase):
         search (thesis §8.2.2): the search walks the lattice once, keeps a bound and a
         solution per quantile at each node, and abandons a split only when every quantile
         allows. ``fit`` then gives one optimal tree per quantile (``trees_``), ``predict``
-        one column per quantile, and ``objective_`` the sum of their losses. This search
-        has no ``max_leaf_nodes``, ``lexicographic``, ``upper_bound`` or memory limit.
+        one column per quantile, and ``objective_`` the sum of their losses. Every limit
+        applies to each quantile (``upper_bound`` too: a quantile whose optimum is not below
+        it gets the best single leaf); only ``lexicographic`` is not offered.
     max_leaf_nodes, ccp_alpha, lexicographic, search, cache, branching, depth2_solver, \
 incremental_counting, similarity_bound, child_order, memory_limit, max_cache_entries, \
 wipe_strategy, wipe_factor, thresholds, n_thresholds

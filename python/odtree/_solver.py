@@ -82,6 +82,9 @@ class Solution:
                    cache=cache, seconds=float(result["seconds"]))
 
 
+#: The objective inputs that are arrays of numbers (lists are accepted too).
+_ARRAY_INPUTS = frozenset(("cost_matrix", "targets", "quantiles", "points"))
+
 #: The cache figures the core reports with each solution.
 CACHE_FIGURES = ("cache_entries", "cache_bytes", "cache_peak_entries", "cache_peak_bytes",
                  "n_wipes", "cache_created_entries", "repaired")
@@ -199,6 +202,8 @@ similarity_bound, child_order, memory_limit, max_cache_entries, wipe_strategy, w
             memory_limit=None if memory_limit is None else parse_bytes(memory_limit),
             max_cache_entries=max_cache_entries, wipe_strategy=wipe_strategy,
             wipe_factor=float(wipe_factor), time_limit=time_limit)
+        for name in _ARRAY_INPUTS.intersection(inputs):
+            inputs[name] = np.ascontiguousarray(inputs[name], dtype=np.float64)
         result = self._core.solve(config, objective=objective, sample_weight=weight, **inputs)
         if isinstance(result, list):
             return [Solution._from_result(one) for one in result]

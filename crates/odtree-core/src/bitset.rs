@@ -71,7 +71,7 @@ impl Bitset {
 }
 
 /// Positions of the set bits of one word, lowest first.
-pub fn bits_of(mut word: u64) -> impl Iterator<Item = usize> {
+pub fn bits_of(mut word: u64) -> impl Iterator<Item = usize> + Clone {
     std::iter::from_fn(move || {
         if word == 0 {
             return None;

@@ -261,7 +261,7 @@ proptest! {
 }
 
 /// A cap on the cache's keys, with the wipe settings around it.
-fn capped() -> impl Strategy<Value = MemoryLimits> {
+pub(crate) fn capped() -> impl Strategy<Value = MemoryLimits> {
     let strategy = prop_oneof![
         Just(WipeStrategy::Reuses),
         Just(WipeStrategy::Descendants),

@@ -4,7 +4,8 @@
 use crate::budget::Budget;
 use crate::data::Dataset;
 use crate::objective::{ByRows, CentroidDistance, CostMatrix, Objective, Pinball, SquaredError};
-use crate::oracle::{all_configs, instances, Instance, Rules};
+use crate::oracle::{all_configs, capped, instances, Instance, Rules};
+use crate::search::{CacheKind, SearchConfig};
 use crate::solver::{Solver, Status};
 use crate::stats::Weights;
 use proptest::prelude::*;
@@ -175,6 +176,9 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
 
+    /// The multi-quantile driver, under every limit (node limits, an upper bound, a capped
+    /// cache), with and without its depth-2 solver and on every cache, finds each quantile's
+    /// optimum, or proves that none beats the upper bound.
     #[test]
     fn one_search_finds_every_quantile_optimum(
         instance in instances(),
@@ -182,16 +186,27 @@ proptest! {
         quantiles in prop::collection::vec(0.05f64..0.95, 1..=3),
         depth in 0u32..=3,
         min_leaf in 1u32..=3,
+        max_nodes in prop_oneof![Just(None), (0u32..=7).prop_map(Some)],
         penalty in prop_oneof![Just(0.0), 0.1f64..3.0],
-        fast in any::<bool>(),
+        upper_bound in prop_oneof![Just(f64::INFINITY), 0.0f64..300.0],
+        memory in prop_oneof![Just(None), capped().prop_map(Some)],
+        (fast, depth2_solver, cache) in (any::<bool>(), any::<bool>(), 0usize..3),
     ) {
-        let rules = Rules { min_leaf: min_leaf as usize, max_nodes: None, penalty };
+        let rules = Rules { min_leaf: min_leaf as usize, max_nodes, penalty };
         let rows: Vec<usize> = (0..instance.n_rows).filter(|&r| instance.weights[r] > 0.0).collect();
         let targets = &targets[..instance.n_rows];
         let data = Dataset::new(&instance.x, instance.n_rows, &instance.y, instance.n_classes).unwrap();
-        let base = if fast { crate::SearchConfig::default() } else { crate::SearchConfig::dl85() };
-        let config = crate::SearchConfig {
-            max_depth: depth, min_samples_leaf: min_leaf, leaf_penalty: penalty, ..base
+        let base = if fast { SearchConfig::default() } else { SearchConfig::dl85() };
+        let config = SearchConfig {
+            max_depth: depth,
+            min_samples_leaf: min_leaf,
+            leaf_penalty: penalty,
+            max_nodes,
+            upper_bound,
+            depth2_solver,
+            cache: [CacheKind::Trie, CacheKind::Hash, CacheKind::Dataset][cache],
+            memory: memory.unwrap_or_default(),
+            ..base
         };
         let solutions = Solver::new(data)
             .solve_quantiles(&config, Some(&instance.weights), Budget::default(), targets, &quantiles)
@@ -200,12 +215,32 @@ proptest! {
         for (&q, solution) in quantiles.iter().zip(&solutions) {
             let kind = Kind::Quantile(q);
             let leaf = |rows: &[usize]| leaf_cost(&kind, &instance, targets, rows);
-            let (expected, _) = instance.brute_force_with(&rows, depth, u32::MAX, &rules, &leaf);
-            prop_assert_eq!(solution.status, Status::Optimal);
+            let (expected, _) = instance.brute_force_with(
+                &rows, depth, max_nodes.unwrap_or(u32::MAX), &rules, &leaf);
             let tol = 1e-7 * (1.0 + expected.abs());
-            prop_assert!((solution.objective - expected).abs() < tol,
-                "q {}: got {} expected {}", q, solution.objective, expected);
-            prop_assert!((solution.lower_bound - expected).abs() < tol);
+            let tree = &solution.tree;
+            prop_assert!(tree.depth() <= depth as usize);
+            prop_assert!(tree.n_leaves() as u32 - 1 <= max_nodes.unwrap_or(u32::MAX));
+            if let Some(cap) = memory.and_then(|m| m.max_entries) {
+                prop_assert!(solution.cache.peak_entries <= cap);
+            }
+            match solution.status {
+                Status::Optimal => {
+                    prop_assert!((solution.objective - expected).abs() < tol,
+                        "q {}: got {} expected {}", q, solution.objective, expected);
+                    prop_assert!((solution.lower_bound - expected).abs() < tol);
+                    prop_assert!(expected < upper_bound + tol);
+                }
+                Status::Infeasible => {
+                    prop_assert!(expected > upper_bound - tol, "q {}: {} is below {}", q, expected, upper_bound);
+                    prop_assert_eq!(tree.n_leaves(), 1);
+                }
+                Status::MemoryLimit => {
+                    prop_assert!(memory.is_some());
+                    prop_assert!(solution.lower_bound < expected + tol);
+                }
+                status => prop_assert!(false, "unexpected status {:?}", status),
+            }
         }
     }
 }

@@ -8,10 +8,10 @@ use crate::error::OdtError;
 use crate::error::Result;
 use crate::objective::{
     check_targets, ByRows, CentroidDistance, CostMatrix, Misclassification, Objective, Penalised,
-    Pinball, SquaredError,
+    Pinball, QuantileLane, QuantileSet, SquaredError,
 };
 use crate::search::{
-    CacheKind, Cost, Engine, Greedy, Lexicographic, QuantileSearch, SearchConfig, SearchOutcome,
+    CacheKind, Cost, Engine, Greedy, Lexicographic, Quantiles, SearchConfig, SearchOutcome,
 };
 use crate::stats::Weights;
 use crate::task::Task;
@@ -219,8 +219,8 @@ impl Solver {
     }
 
     /// One optimal tree per quantile of `quantiles`, each in (0, 1), for the pinball loss of
-    /// `targets`, found by one search that serves them all (thesis §8.2.2). That search has
-    /// no node limit, lexicographic order, upper bound or memory limit.
+    /// `targets`, found by one search that serves them all (thesis §8.2.2), under the same
+    /// limits as a search of one quantile (but for the lexicographic order).
     pub fn solve_quantiles(
         &self,
         config: &SearchConfig,
@@ -234,47 +234,38 @@ impl Solver {
         if quantiles.is_empty() || quantiles.iter().any(|q| !(*q > 0.0 && *q < 1.0)) {
             return invalid("quantiles must be in (0, 1), at least one");
         }
+        if quantiles.len() > u32::MAX as usize {
+            return invalid("too many quantiles");
+        }
         check_targets(targets, self.data.n_rows())?;
-        if config.max_nodes.is_some()
-            || config.lexicographic
-            || config.memory.is_bounded()
-            || config.upper_bound.is_finite()
-        {
-            return invalid(
-                "several quantiles are solved without node limits, lexicographic order, \
-                 upper bounds or memory limits",
-            );
+        if config.lexicographic {
+            return invalid("several quantiles are solved without the lexicographic order");
         }
         let start = Instant::now();
         let weights = Weights::new(weights, self.data.n_rows())?;
-        for &quantile in quantiles {
-            let one = Penalised::new(
-                ByRows::new(Pinball::new(targets, quantile, 1.0)),
-                config.leaf_penalty,
-            );
-            self.check_costs(&one, &weights)?;
+        let set = QuantileSet::new(targets, quantiles);
+        let lanes: Vec<QuantileLane> = (0..quantiles.len())
+            .map(|lane| QuantileLane::new(&set, lane, config.leaf_penalty))
+            .collect();
+        for lane in &lanes {
+            self.check_costs(lane, &weights)?;
         }
-        let found =
-            QuantileSearch::new(&self.data, &weights, config, targets, quantiles, budget).run();
-        let nodes = found.nodes;
-        Ok(found
-            .trees
+        let (data, first) = (&self.data, &lanes[0]);
+        let outcomes = match config.cache {
+            CacheKind::Trie => {
+                Quantiles::<TrieIndex>::new(data, &weights, &set, first, config, budget).run()
+            }
+            CacheKind::Hash => {
+                Quantiles::<PathIndex>::new(data, &weights, &set, first, config, budget).run()
+            }
+            CacheKind::Dataset => {
+                Quantiles::<DatasetIndex>::new(data, &weights, &set, first, config, budget).run()
+            }
+        };
+        Ok(outcomes
             .into_iter()
-            .zip(found.lower_bounds)
-            .map(|(mut tree, lower_bound)| {
-                tree.map_features(|f| self.features[f as usize]);
-                let outcome = SearchOutcome {
-                    tree,
-                    lower_bound,
-                    infeasible: false,
-                    cache: CacheReport {
-                        entries: nodes,
-                        peak_entries: nodes,
-                        created: nodes,
-                        ..CacheReport::default()
-                    },
-                    stopped: found.stopped,
-                };
+            .map(|mut outcome| {
+                outcome.tree.map_features(|f| self.features[f as usize]);
                 Self::finish(outcome, start)
             })
             .collect())

@@ -221,7 +221,9 @@ pub trait RowEvaluator: Send + Sync {
     fn n_stats(&self) -> usize;
     /// Writes the statistics of `rows` (sorted row ids, each of non-zero weight): `out[0]` is
     /// their total weight, `out[1]` the cost of making them a leaf and, when `n_stats` is 3,
-    /// `out[2]` the leaf's value (a class index if [`RowEvaluator::labels`]).
+    /// `out[2]` the leaf's value (a class index if [`RowEvaluator::labels`]). An evaluator of
+    /// several objectives at once lays out one cost per objective, then one value per
+    /// objective ([`QuantileSet`](crate::objective::QuantileSet)).
     fn evaluate(&self, rows: &[u32], weights: &Weights, out: &mut [f64]);
     /// Whether the value is a class index.
     fn labels(&self) -> bool {

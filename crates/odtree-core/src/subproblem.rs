@@ -197,24 +197,39 @@ impl Decision {
     }
 }
 
-/// The limits of a subproblem: the depth left and the branching nodes allowed.
+/// The limits of a subproblem: the depth left and the branching nodes allowed, and which of
+/// the objectives of a search that serves several at once (its lane; 0 when there is one).
+/// Each lane of a key is its own subproblem, with its own bounds and solution.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Limits {
     /// Remaining depth.
     pub depth: u32,
     /// Maximum number of branching nodes.
     pub nodes: u32,
+    /// The objective, for a search over several (a vector of costs).
+    pub lane: u32,
 }
 
 impl Limits {
     /// The budget with neither limit wasted: at most `2^depth - 1` nodes, and no more depth
-    /// than nodes (MurTree Eq. 1).
+    /// than nodes (MurTree Eq. 1), in lane 0.
     pub fn normalised(depth: u32, nodes: u32) -> Self {
         let nodes = nodes.min(Self::full_nodes(depth));
         Self {
             depth: depth.min(nodes),
             nodes,
+            lane: 0,
         }
+    }
+
+    /// The same limits in `lane`.
+    pub fn in_lane(self, lane: u32) -> Self {
+        Self { lane, ..self }
+    }
+
+    /// The normalised limits of a child with `depth` and `nodes`, in this lane.
+    pub fn child(self, depth: u32, nodes: u32) -> Self {
+        Self::normalised(depth, nodes).in_lane(self.lane)
     }
 
     /// The number of branching nodes of a complete tree of this depth.

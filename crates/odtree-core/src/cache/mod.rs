@@ -345,7 +345,7 @@ impl<I: KeyIndex, C: Cost> Cache<I, C> {
 
     /// What is known of subproblem `id` under `budget`: a solution stored for a budget at
     /// least as large whose tree fits this one (MurTree Prop. 10), and the largest lower bound
-    /// stored for a budget at least as large (Prop. 11).
+    /// stored for a budget at least as large (Prop. 11), both in the budget's lane.
     pub fn known(&self, id: u32, budget: Limits) -> Known<C> {
         let mut known = Known {
             solution: None,
@@ -353,7 +353,7 @@ impl<I: KeyIndex, C: Cost> Cache<I, C> {
         };
         for entry in self.entries_of(id) {
             let b = entry.limits;
-            if b.depth < budget.depth || b.nodes < budget.nodes {
+            if b.depth < budget.depth || b.nodes < budget.nodes || b.lane != budget.lane {
                 continue;
             }
             known.lower_bound = known.lower_bound.max(entry.lower_bound);
@@ -519,8 +519,22 @@ mod tests {
 
     #[test]
     fn budgets_normalise() {
-        assert_eq!(Limits::normalised(3, 100), Limits { depth: 3, nodes: 7 });
-        assert_eq!(Limits::normalised(4, 2), Limits { depth: 2, nodes: 2 });
+        assert_eq!(
+            Limits::normalised(3, 100),
+            Limits {
+                depth: 3,
+                nodes: 7,
+                lane: 0
+            }
+        );
+        assert_eq!(
+            Limits::normalised(4, 2),
+            Limits {
+                depth: 2,
+                nodes: 2,
+                lane: 0
+            }
+        );
         assert!(Limits::normalised(5, 0).is_leaf());
         assert_eq!(Limits::full_nodes(40), u32::MAX);
     }

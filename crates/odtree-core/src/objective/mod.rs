@@ -8,6 +8,7 @@ mod centroid;
 mod cost_matrix;
 mod misclassification;
 mod pinball;
+mod quantiles;
 mod rows;
 mod squared_error;
 
@@ -15,6 +16,7 @@ pub use centroid::CentroidDistance;
 pub use cost_matrix::CostMatrix;
 pub use misclassification::Misclassification;
 pub use pinball::Pinball;
+pub use quantiles::{QuantileLane, QuantileSet};
 pub use rows::ByRows;
 pub use squared_error::{check_targets, SquaredError};
 

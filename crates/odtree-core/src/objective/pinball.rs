@@ -61,7 +61,7 @@ impl RowEvaluator for Pinball {
 impl Pinball {
     /// Writes into `losses` the scaled pinball loss of each of `quantiles` on `rows`, and
     /// into `values` the weighted quantile at which it is taken, reading the targets in order
-    /// once per quantile; returns the rows' weight.
+    /// twice (their weight, then one pass for every quantile); returns the rows' weight.
     pub fn losses(
         &self,
         quantiles: &[f64],
@@ -71,41 +71,85 @@ impl Pinball {
         values: &mut [f64],
     ) -> f64 {
         let mut ranks = vec![0u64; words_for(self.sorted.len())];
-        let mut total = 0.0;
         for &row in rows {
             let r = self.rank[row as usize] as usize;
             ranks[r / 64] |= 1 << (r % 64);
-            total += weights.of(row as usize);
         }
-        let in_order = || {
-            ranks.iter().enumerate().flat_map(|(w, &word)| {
-                bits_of(word).map(move |b| {
-                    let r = w * 64 + b;
-                    (self.sorted[r], weights.of(self.row_of[r] as usize))
-                })
-            })
-        };
-        for ((&q, loss), at) in quantiles
+        let in_order = ranks
             .iter()
-            .zip(losses.iter_mut())
-            .zip(values.iter_mut())
-        {
-            let target = q * total * (1.0 - 1e-12);
-            let mut below = 0.0;
-            let value = in_order()
-                .find(|&(_, w)| {
-                    below += w;
-                    below >= target
-                })
-                .map_or(0.0, |(y, _)| y);
-            let sum: f64 = in_order()
-                .map(|(y, w)| {
-                    let u = y - value;
-                    w * if u >= 0.0 { q * u } else { (q - 1.0) * u }
-                })
-                .sum();
-            *loss = self.scale * sum;
-            *at = value;
+            .enumerate()
+            .flat_map(|(w, &word)| bits_of(word).map(move |b| w * 64 + b));
+        self.losses_in_order(in_order, quantiles, weights, losses, values)
+    }
+
+    /// [`losses`](Self::losses) of the rows whose target ranks are `ranks`, in increasing
+    /// order (see [`rank`](Self::rank)): the same numbers, without marking the ranks first.
+    pub fn losses_of_ranks(
+        &self,
+        ranks: &[u32],
+        quantiles: &[f64],
+        weights: &Weights,
+        losses: &mut [f64],
+        values: &mut [f64],
+    ) -> f64 {
+        let in_order = ranks.iter().map(|&r| r as usize);
+        self.losses_in_order(in_order, quantiles, weights, losses, values)
+    }
+
+    /// The rank of `row`'s target among all targets (ties ranked by row).
+    #[inline]
+    pub fn rank(&self, row: usize) -> u32 {
+        self.rank[row]
+    }
+
+    /// The row whose target has rank `rank`.
+    #[inline]
+    pub fn row_of(&self, rank: u32) -> usize {
+        self.row_of[rank as usize] as usize
+    }
+
+    /// The losses of the rows whose ranks `in_order` lists in increasing order, all
+    /// quantiles in one pass: each quantile's value is the first target at which the running
+    /// weight reaches its share, and its loss follows from the running sums there,
+    /// `q Σ_{y ≥ v} w (y − v) + (1 − q) Σ_{y < v} w (v − y)`. Targets are summed relative to
+    /// the first one, so that a large common offset costs no precision.
+    fn losses_in_order(
+        &self,
+        in_order: impl Iterator<Item = usize> + Clone,
+        quantiles: &[f64],
+        weights: &Weights,
+        losses: &mut [f64],
+        values: &mut [f64],
+    ) -> f64 {
+        let targets = in_order.map(|r| (self.sorted[r], weights.of(self.row_of[r] as usize)));
+        let total: f64 = targets.clone().map(|(_, w)| w).sum();
+        let origin = targets.clone().next().map_or(0.0, |(y, _)| y);
+        // per quantile: the weight it needs, and the weight and sum below its value once found
+        let mut below: Vec<(f64, Option<(f64, f64)>)> = quantiles
+            .iter()
+            .map(|&q| (q * total * (1.0 - 1e-12), None))
+            .collect();
+        let (mut weight, mut sum) = (0.0, 0.0);
+        for (y, w) in targets {
+            let reached = weight + w;
+            for (k, (need, found)) in below.iter_mut().enumerate() {
+                if found.is_none() && reached >= *need {
+                    *found = Some((weight, sum));
+                    values[k] = y;
+                }
+            }
+            weight = reached;
+            sum += w * (y - origin);
+        }
+        for (k, (&q, &(_, found))) in quantiles.iter().zip(&below).enumerate() {
+            let Some((weight_below, sum_below)) = found else {
+                (losses[k], values[k]) = (0.0, 0.0);
+                continue;
+            };
+            let v = values[k] - origin;
+            let above = (sum - sum_below) - v * (weight - weight_below);
+            let under = v * weight_below - sum_below;
+            losses[k] = self.scale * (q * above + (1.0 - q) * under).max(0.0);
         }
         total
     }

@@ -9,6 +9,7 @@
 //! row of counts in integers; the children's features are recovered for the winners only.
 
 mod pairs;
+pub(super) mod ranked;
 
 use super::counts::Counters;
 use super::Cost;

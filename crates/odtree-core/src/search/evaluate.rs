@@ -3,7 +3,7 @@
 
 use super::{gini_gain, information_gain, Branching, Child, Cost, Kernel, Level};
 use crate::cache::KeyIndex;
-use crate::data::item;
+use crate::data::{item, Item};
 use crate::objective::Objective;
 
 impl<I: KeyIndex, O: Objective, C: Cost> Kernel<'_, I, O, C> {
@@ -13,23 +13,47 @@ impl<I: KeyIndex, O: Objective, C: Cost> Kernel<'_, I, O, C> {
         if child.limits.is_leaf() {
             return child.leaf_cost;
         }
-        let (at, item) = (self.path.partition_point(|&x| x < child.item), child.item);
-        self.path.insert(at, item);
+        let known = self
+            .find_child(child.item)
+            .map(|id| self.cache.known(id, child.limits));
+        known.map_or(C::ZERO, |k| {
+            k.solution.map_or(k.lower_bound, |(cost, _)| cost)
+        })
+    }
+
+    /// The stored id of the current node's child reached by `test`, if any (a use of it).
+    #[inline]
+    pub(super) fn find_child(&mut self, test: Item) -> Option<u32> {
+        let at = self.path.partition_point(|&x| x < test);
+        self.path.insert(at, test);
         if I::BY_ROWS {
-            self.cover.intersect(self.data.item_mask(item));
+            self.cover.intersect(self.data.item_mask(test));
         }
         let id = self.cache.find(self.key());
         if let Some(id) = id {
             self.cache.touch(id);
         }
-        let known = id.map(|id| self.cache.known(id, child.limits));
         if I::BY_ROWS {
             self.cover.backtrack();
         }
         self.path.remove(at);
-        known.map_or(C::ZERO, |k| {
-            k.solution.map_or(k.lower_bound, |(cost, _)| cost)
-        })
+        id
+    }
+
+    /// Lists the valid splits of the current node (both children with enough rows), without
+    /// their statistics.
+    pub(super) fn valid_splits(&self, level: &mut Level, rows: u32) {
+        let min_rows = self.config.min_samples_leaf;
+        level.candidates.clear();
+        for f in 0..self.data.n_features() as u32 {
+            if self.on_path[f as usize] {
+                continue;
+            }
+            let positive = self.cover.count_within(self.data.item_mask(item(f, true)));
+            if positive >= min_rows && rows - positive >= min_rows {
+                level.candidates.push(f);
+            }
+        }
     }
 
     /// Lists the valid splits of the current node with their positive children's statistics.

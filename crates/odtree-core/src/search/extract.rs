@@ -10,14 +10,27 @@ use crate::tree::{Tree, TreeBuilder};
 impl<I: KeyIndex, O: Objective, C: Cost> Kernel<'_, I, O, C> {
     /// Rebuilds the best tree from the cache (spec §5.5).
     pub(super) fn extract(&mut self, limits: Limits, stats: &[f64], rows: u32) -> Tree {
-        let mut builder = TreeBuilder::new(self.objective, self.statistics);
+        let objective = self.objective;
+        self.extract_as(objective, limits, stats, rows)
+    }
+
+    /// Rebuilds the best tree of `limits`' lane, its nodes labelled by `objective` (the
+    /// lane's objective, over the search's statistics).
+    pub(super) fn extract_as<P: Objective>(
+        &mut self,
+        objective: &P,
+        limits: Limits,
+        stats: &[f64],
+        rows: u32,
+    ) -> Tree {
+        let mut builder = TreeBuilder::new(objective, self.statistics);
         self.extract_node(&mut builder, limits, None, stats, rows);
         builder.finish()
     }
 
-    fn extract_node(
+    fn extract_node<P: Objective>(
         &mut self,
-        builder: &mut TreeBuilder<O>,
+        builder: &mut TreeBuilder<P>,
         limits: Limits,
         inline: Option<Decision>,
         stats: &[f64],
@@ -43,7 +56,7 @@ impl<I: KeyIndex, O: Objective, C: Cost> Kernel<'_, I, O, C> {
                 left,
                 right,
             } => {
-                let cached = |nodes| (Limits::normalised(child_depth, nodes), None);
+                let cached = |nodes| (limits.child(child_depth, nodes), None);
                 (feature, [cached(left), cached(right)])
             }
             Decision::Terminal {
@@ -57,7 +70,7 @@ impl<I: KeyIndex, O: Objective, C: Cost> Kernel<'_, I, O, C> {
                         left: None,
                         right: None,
                     });
-                    (Limits::normalised(child_depth, 1), Some(decision))
+                    (limits.child(child_depth, 1), Some(decision))
                 };
                 (feature, [inline(left), inline(right)])
             }

@@ -46,6 +46,9 @@ pub(crate) struct Kernel<'a, I: KeyIndex, O: Objective, C: Cost> {
     pub(super) store_all_depth2: bool,
     pub(super) tolerance: f64,
     pub(super) budget: Budget,
+    /// The objectives the driver serves at once, each a lane of the store (1 but for the
+    /// multi-quantile driver).
+    pub(super) lanes: usize,
 }
 
 impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
@@ -97,6 +100,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
             store_all_depth2: config.max_nodes.is_some(),
             tolerance: 0.0,
             budget,
+            lanes: 1,
         }
     }
 

@@ -14,16 +14,16 @@ use std::ops::DerefMut;
 
 /// A second cursor over the lattice, for finding the keys of nodes away from the search's
 /// current node.
-struct Walk<'d> {
+pub(super) struct Walk<'d> {
     data: &'d Dataset,
     path: Vec<Item>,
     cover: Cover,
     /// How many tests of the engine's trail this walk has followed.
-    followed: usize,
+    pub(super) followed: usize,
 }
 
 impl<'d> Walk<'d> {
-    fn new(data: &'d Dataset, weights: &Weights) -> Self {
+    pub(super) fn new(data: &'d Dataset, weights: &Weights) -> Self {
         Self {
             data,
             path: Vec::new(),
@@ -32,19 +32,19 @@ impl<'d> Walk<'d> {
         }
     }
 
-    fn push(&mut self, item: Item) {
+    pub(super) fn push(&mut self, item: Item) {
         let at = self.path.partition_point(|&x| x < item);
         self.path.insert(at, item);
         self.cover.intersect(self.data.item_mask(item));
     }
 
-    fn pop(&mut self, item: Item) {
+    pub(super) fn pop(&mut self, item: Item) {
         let at = self.path.partition_point(|&x| x < item);
         self.path.remove(at);
         self.cover.backtrack();
     }
 
-    fn key(&self) -> Key<'_> {
+    pub(super) fn key(&self) -> Key<'_> {
         Key {
             path: &self.path,
             cover: &self.cover,
@@ -121,36 +121,6 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
         ranks.resize(n_features, u32::MAX);
         for (place, &f) in candidates.iter().enumerate() {
             ranks[f as usize] = place as u32;
-        }
-    }
-
-    /// Adds the cached nodes of the subtree `decision` roots at the walk's node.
-    fn protect_subtree(
-        &self,
-        walk: &mut Walk,
-        limits: Limits,
-        decision: Decision,
-        protected: &mut Vec<u32>,
-    ) {
-        let Decision::Split {
-            feature,
-            left,
-            right,
-        } = decision
-        else {
-            return;
-        };
-        for (value, nodes) in [(false, left), (true, right)] {
-            let test = item(feature, value);
-            walk.push(test);
-            if let Some(id) = self.cache.find(walk.key()) {
-                protected.push(id);
-                let limits = Limits::normalised(limits.depth - 1, nodes);
-                if let Some((_, decision)) = self.cache.known(id, limits).solution {
-                    self.protect_subtree(walk, limits, decision, protected);
-                }
-            }
-            walk.pop(test);
         }
     }
 
@@ -323,6 +293,36 @@ impl<I: KeyIndex, O: Objective, C: Cost> Reach for Engine<'_, I, O, C> {
 }
 
 impl<I: KeyIndex, O: Objective, C: Cost> Kernel<'_, I, O, C> {
+    /// Adds the cached nodes of the subtree `decision` roots at the walk's node.
+    pub(super) fn protect_subtree(
+        &self,
+        walk: &mut Walk,
+        limits: Limits,
+        decision: Decision,
+        protected: &mut Vec<u32>,
+    ) {
+        let Decision::Split {
+            feature,
+            left,
+            right,
+        } = decision
+        else {
+            return;
+        };
+        for (value, nodes) in [(false, left), (true, right)] {
+            let test = item(feature, value);
+            walk.push(test);
+            if let Some(id) = self.cache.find(walk.key()) {
+                protected.push(id);
+                let limits = limits.child(limits.depth - 1, nodes);
+                if let Some((_, decision)) = self.cache.known(id, limits).solution {
+                    self.protect_subtree(walk, limits, decision, protected);
+                }
+            }
+            walk.pop(test);
+        }
+    }
+
     /// Whether the current node's key, and the entries that may follow it before the next
     /// check, fit within the limits.
     pub(super) fn fits(&self) -> bool {
@@ -335,7 +335,7 @@ impl<I: KeyIndex, O: Objective, C: Cost> Kernel<'_, I, O, C> {
         });
         entries
             && memory.max_bytes.is_none_or(|most| {
-                let margin = entry_margin(self.config.max_depth);
+                let margin = entry_margin(self.config.max_depth) * self.lanes;
                 self.working_bytes
                     + self.objective.held_bytes()
                     + self.cache.bytes()

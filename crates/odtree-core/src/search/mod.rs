@@ -27,7 +27,7 @@ pub use crate::subproblem::{Cost, Lexicographic};
 pub use config::{Branching, CacheKind, ChildOrder, MemoryLimits, SearchConfig};
 pub(crate) use greedy::Greedy;
 pub use order::{gini_gain, information_gain};
-pub(crate) use quantiles::QuantileSearch;
+pub(crate) use quantiles::Quantiles;
 
 use crate::budget::{Budget, Stop};
 use crate::cache::{CacheReport, Handle, KeyIndex};

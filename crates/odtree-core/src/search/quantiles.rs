@@ -1,289 +1,570 @@
-//! Several quantile trees in one search (thesis §8.2.2).
+//! Several quantile trees in one search (thesis §8.2.2): a driver of the kernel over a vector
+//! of costs, one per quantile.
 //!
-//! The search walks the lattice of paths once for all quantiles. Each node keeps, per
-//! quantile, a lower bound and the optimal split once known; a leaf's losses for every
-//! quantile come from one ordered pass over its targets. A node is asked, per quantile, for a
-//! subtree cheaper than that quantile's upper bound, and a split is abandoned only when its
-//! first child is too costly for every quantile still open: pruning happens only where every
-//! quantile allows. The result is one optimal tree per quantile.
-//!
-//! This search keys its cache by path and has no memory limit, node limit or depth-2 solver
-//! (quantile losses need the rows, so that solver never applies).
+//! The driver walks the lattice depth first once for all quantiles. Each quantile is a lane of
+//! the store: every lane of a node is its own subproblem, with its own bounds and best tree. A
+//! node is asked, per lane, for a subtree cheaper than that lane's upper bound, and a split is
+//! abandoned only when it is ruled out in every lane still open, so pruning happens only where
+//! every quantile allows. Node limits divide a split's branching nodes between its children as
+//! the depth-first driver does; subproblems of depth 1 go to the ranked solver. Under
+//! a memory limit the driver tells the store what it can still reach (its stack, the children
+//! it is trying, each lane's best trees), and after the search it solves again the parts of the
+//! best trees that were wiped anyway.
 
-use super::SearchConfig;
-use crate::budget::{Budget, Stop};
-use crate::cover::Cover;
-use crate::data::{item, item_feature, Dataset, Item};
-use crate::objective::{ByRows, Objective, Pinball};
+use super::depth2::ranked::{self, Ranked};
+use super::kernel::Kernel;
+use super::memory::{self, Reach, Walk};
+use super::{Level, Outcome, SearchConfig, SearchOutcome, REPAIR_ROUNDS};
+use crate::budget::Budget;
+use crate::cache::{CacheReport, Handle, KeyIndex};
+use crate::data::{item, Dataset, Item};
+use crate::objective::{QuantileLane, QuantileSet};
 use crate::stats::Weights;
-use crate::tree::{Tree, TreeBuilder};
-use std::collections::HashMap;
+use crate::subproblem::{Decision, Limits};
+use crate::tree::TreeBuilder;
+use std::ops::{Deref, DerefMut};
 
-/// What a node is known to cost for one quantile.
-#[derive(Clone, Copy, Debug, Default)]
-struct Known {
-    lower_bound: f64,
-    /// The optimal cost and split (`None`: a leaf), once solved.
-    solution: Option<(f64, Option<u32>)>,
+/// A node on the recursion stack, as the wipe needs to know it.
+#[derive(Clone, Debug)]
+struct Frame {
+    handle: Handle,
+    limits: Limits,
+    /// Length of the trail at this node.
+    depth: usize,
+    /// The feature whose children are being solved.
+    feature: Option<u32>,
+    /// Each lane's best split so far.
+    best: Vec<Option<Decision>>,
 }
 
-/// The answer of a node for one quantile.
-#[derive(Clone, Copy, Debug)]
-enum Outcome {
-    /// The optimal cost (possibly above the bound asked).
-    Solved(f64),
-    /// No subtree costs less than the bound.
-    Infeasible,
+/// Per lane: what the node asks of a child (an exclusive upper bound; `-∞`: nothing).
+type Bounds = Vec<f64>;
+
+/// The multi-quantile driver.
+pub(crate) struct Quantiles<'a, I: KeyIndex> {
+    kernel: Kernel<'a, I, QuantileLane<'a>, f64>,
+    set: &'a QuantileSet,
+    /// Each lane's rounding tolerance (relative to its own root leaf cost).
+    tolerances: Vec<f64>,
+    ranked: Ranked,
+    frames: Vec<Frame>,
+    root_limits: Limits,
+    repaired: usize,
 }
 
-/// One search for every quantile of `quantiles`.
-pub(crate) struct QuantileSearch<'a> {
-    data: &'a Dataset,
-    weights: &'a Weights,
-    config: &'a SearchConfig,
-    quantiles: &'a [f64],
-    losses: Pinball,
-    cover: Cover,
-    path: Vec<Item>,
-    on_path: Vec<bool>,
-    cache: HashMap<Vec<Item>, Vec<Known>>,
-    tolerance: f64,
-    budget: Budget,
+impl<'a, I: KeyIndex> Deref for Quantiles<'a, I> {
+    type Target = Kernel<'a, I, QuantileLane<'a>, f64>;
+    fn deref(&self) -> &Self::Target {
+        &self.kernel
+    }
 }
 
-/// The trees and how the search ended.
-pub(crate) struct QuantileTrees {
-    /// One tree per quantile, in order.
-    pub trees: Vec<Tree>,
-    /// Proven lower bounds on each quantile's optimum.
-    pub lower_bounds: Vec<f64>,
-    /// Nodes the search cached.
-    pub nodes: usize,
-    /// Why the search stopped early, if it did.
-    pub stopped: Option<Stop>,
+impl<I: KeyIndex> DerefMut for Quantiles<'_, I> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.kernel
+    }
 }
 
-impl<'a> QuantileSearch<'a> {
-    /// A search of `data` weighted by `weights` for the pinball losses of `targets`.
+impl<'a, I: KeyIndex> Quantiles<'a, I> {
+    /// Prepares a search of `data` weighted by `weights` for every quantile of `set`; `first`
+    /// is the objective of lane 0, which orders the candidate splits.
     pub fn new(
         data: &'a Dataset,
         weights: &'a Weights,
+        set: &'a QuantileSet,
+        first: &'a QuantileLane<'a>,
         config: &'a SearchConfig,
-        targets: &[f64],
-        quantiles: &'a [f64],
         budget: Budget,
     ) -> Self {
+        let mut kernel = Kernel::new(data, weights, first, config, budget);
+        kernel.lanes = set.quantiles().len();
+        if config.memory.is_bounded() && config.depth2_solver {
+            // the ranked solver's rows: the node's and its two sides'
+            kernel.working_bytes += 3 * data.n_rows() * std::mem::size_of::<u32>();
+        }
         Self {
-            data,
-            weights,
-            config,
-            quantiles,
-            losses: Pinball::new(targets, 0.5, 1.0),
-            cover: Cover::new(weights.support()),
-            path: Vec::new(),
-            on_path: vec![false; data.n_features()],
-            cache: HashMap::new(),
-            tolerance: 0.0,
-            budget,
+            kernel,
+            set,
+            tolerances: Vec::new(),
+            ranked: Ranked::default(),
+            frames: Vec::new(),
+            root_limits: Limits::normalised(0, 0),
+            repaired: 0,
         }
     }
 
-    /// Solves every quantile and extracts its tree.
-    pub fn run(mut self) -> QuantileTrees {
-        // the root's leaf costs set the scale of rounding noise (as in the engine)
-        let (_, leaf, _) = self.leaves();
-        self.tolerance = 1e-9 * leaf.iter().copied().fold(0.0, f64::max);
-        let depth = self.config.max_depth.min(self.data.n_features() as u32);
-        let unbounded = vec![f64::INFINITY; self.quantiles.len()];
-        self.solve(depth, &unbounded);
-        let root = self.cache.get(&self.path).cloned().unwrap_or_default();
+    fn lanes(&self) -> usize {
+        self.set.quantiles().len()
+    }
+
+    /// `a < b` in `lane`, beyond rounding noise.
+    #[inline]
+    fn below_in(&self, lane: usize, a: f64, b: f64) -> bool {
+        a < b - self.tolerances[lane]
+    }
+
+    /// Each lane's leaf cost of a node with statistics `stats`.
+    fn leaf_costs(&self, stats: &[f64]) -> Vec<f64> {
+        let per_leaf = self.config.leaf_penalty;
+        stats[1..=self.lanes()]
+            .iter()
+            .map(|c| c + per_leaf)
+            .collect()
+    }
+
+    /// Solves every lane and extracts its tree: one outcome per quantile, in order.
+    pub fn run(mut self) -> Vec<SearchOutcome> {
+        let mut stats = vec![0.0; self.statistics.len()];
+        let rows = self.statistics.count(&self.cover, None, &mut stats);
+        let root_leaf = self.leaf_costs(&stats);
+        // as in a search of one quantile: relative to its root leaf cost
+        self.tolerances = root_leaf.iter().map(|c| 1e-9 * c).collect();
+        self.kernel.tolerance = self.tolerances.iter().copied().fold(0.0, f64::max);
+        let max_depth = self.config.max_depth.min(self.data.n_features() as u32);
+        let limits = Limits::normalised(max_depth, self.config.max_nodes.unwrap_or(u32::MAX));
+        self.root_limits = limits;
+        let upper_bound = vec![self.config.upper_bound; self.lanes()];
+        let outcomes = self.solve(limits, &upper_bound, &stats, rows);
+        let infeasible: Vec<bool> = outcomes
+            .iter()
+            .enumerate()
+            .map(|(lane, outcome)| {
+                matches!(outcome, Outcome::Infeasible(_))
+                    || !self.below_in(lane, outcome.bound(), upper_bound[lane])
+            })
+            .collect();
+        if self.config.memory.is_bounded() {
+            for _ in 0..REPAIR_ROUNDS {
+                let repaired: usize = (0..self.lanes())
+                    .filter(|&lane| !infeasible[lane])
+                    .map(|lane| self.repair(limits.in_lane(lane as u32), &stats))
+                    .sum();
+                self.repaired += repaired;
+                if self.budget.stopped().is_some() || repaired == 0 {
+                    break;
+                }
+            }
+        }
+        let cache = self.cache.stats();
+        let report = CacheReport {
+            entries: self.cache.len(),
+            bytes: self.cache.bytes(),
+            peak_entries: cache.peak_keys,
+            peak_bytes: cache.peak_bytes,
+            wipes: cache.wipes,
+            created: cache.created,
+            repaired: self.repaired,
+        };
         let stopped = self.budget.stopped();
-        let trees: Vec<Tree> = (0..self.quantiles.len())
-            .map(|q| self.extract(q, depth))
-            .collect();
-        let lower_bounds = trees
-            .iter()
-            .zip(&root)
-            .map(|(tree, known)| match stopped {
-                None => tree.cost(),
-                Some(_) => known.lower_bound,
+        let root = self.cache.find(self.key());
+        (0..self.lanes())
+            .map(|lane| {
+                let objective = QuantileLane::new(self.set, lane, self.config.leaf_penalty);
+                let limits = limits.in_lane(lane as u32);
+                let tree = if infeasible[lane] {
+                    let mut builder = TreeBuilder::new(&objective, self.statistics);
+                    builder.leaf(&stats, rows);
+                    builder.finish()
+                } else {
+                    self.extract_as(&objective, limits, &stats, rows)
+                };
+                let root_bound = root.map_or(0.0, |id| self.cache.known(id, limits).lower_bound);
+                let lower_bound = match (infeasible[lane], stopped) {
+                    (true, None) => self.config.upper_bound,
+                    (false, None) => tree.cost(),
+                    _ => root_bound,
+                };
+                SearchOutcome {
+                    tree,
+                    lower_bound,
+                    infeasible: infeasible[lane],
+                    cache: report,
+                    stopped,
+                }
             })
-            .collect();
-        QuantileTrees {
-            trees,
-            lower_bounds,
-            nodes: self.cache.len(),
-            stopped,
+            .collect()
+    }
+
+    /// Solves the current node within `limits` (lane 0; each lane `lane` of them is asked),
+    /// looking in each lane for a subtree cheaper than `ub[lane]`.
+    fn solve(&mut self, limits: Limits, ub: &[f64], stats: &[f64], rows: u32) -> Vec<Outcome<f64>> {
+        let leaf = self.leaf_costs(stats);
+        if limits.is_leaf() || self.config.memory.is_bounded() && !memory::make_room(self) {
+            return leaf.iter().map(|&c| Outcome::Solved(c, 0)).collect();
         }
-    }
-
-    /// The weight of the current node's rows, each quantile's leaf cost (penalty included)
-    /// and each quantile's leaf value.
-    fn leaves(&self) -> (f64, Vec<f64>, Vec<f64>) {
-        let rows = self.cover.rows();
-        let mut losses = vec![0.0; self.quantiles.len()];
-        let mut values = vec![0.0; self.quantiles.len()];
-        let weight = self.losses.losses(
-            self.quantiles,
-            &rows,
-            self.weights,
-            &mut losses,
-            &mut values,
-        );
-        losses
-            .iter_mut()
-            .for_each(|l| *l += self.config.leaf_penalty);
-        (weight, losses, values)
-    }
-
-    fn below(&self, a: f64, b: f64) -> bool {
-        a < b - self.tolerance
-    }
-
-    fn push(&mut self, test: Item) {
-        let at = self.path.partition_point(|&x| x < test);
-        self.path.insert(at, test);
-        self.on_path[item_feature(test) as usize] = true;
-        self.cover.intersect(self.data.item_mask(test));
-    }
-
-    fn pop(&mut self, test: Item) {
-        let at = self.path.partition_point(|&x| x < test);
-        self.path.remove(at);
-        self.on_path[item_feature(test) as usize] = false;
-        self.cover.backtrack();
-    }
-
-    /// Solves the current node with `depth` tests left, per quantile under `ub` (exclusive).
-    fn solve(&mut self, depth: u32, ub: &[f64]) -> Vec<Outcome> {
-        let n_q = self.quantiles.len();
-        let mut known = self
-            .cache
-            .get(&self.path)
-            .cloned()
-            .unwrap_or_else(|| vec![Known::default(); n_q]);
-        let mut out: Vec<Outcome> = known
-            .iter()
-            .map(|k| match k.solution {
-                Some((cost, _)) => Outcome::Solved(cost),
-                None => Outcome::Infeasible,
-            })
-            .collect();
-        let open: Vec<usize> = (0..n_q)
-            .filter(|&q| known[q].solution.is_none() && self.below(known[q].lower_bound, ub[q]))
-            .collect();
-        if open.is_empty() {
+        let id = self.insert_current();
+        let handle = self.cache.handle(id);
+        let lanes = self.lanes();
+        let mut out = vec![Outcome::Infeasible(0.0); lanes];
+        let mut open = vec![false; lanes];
+        let mut bounds = vec![0.0; lanes];
+        for lane in 0..lanes {
+            let known = self.cache.known(id, limits.in_lane(lane as u32));
+            if let Some((cost, decision)) = known.solution {
+                out[lane] = Outcome::Solved(cost, decision.size());
+            } else if !self.below_in(lane, known.lower_bound, ub[lane]) {
+                out[lane] = Outcome::Infeasible(known.lower_bound);
+            } else {
+                open[lane] = true;
+                bounds[lane] = known.lower_bound;
+            }
+        }
+        let too_few = rows < 2 * self.config.min_samples_leaf;
+        let stopped = open.contains(&true) && self.budget.check().is_some();
+        for lane in 0..lanes {
+            // a leaf no dearer than the lower bound is optimal
+            if open[lane] && (too_few || stopped || !self.below_in(lane, bounds[lane], leaf[lane]))
+            {
+                let at = limits.in_lane(lane as u32);
+                out[lane] = self.store(handle, at, leaf[lane], Decision::Leaf);
+                open[lane] = false;
+            }
+        }
+        if !open.contains(&true) {
             return out;
         }
-        let (_, leaf, _) = self.leaves();
-        let rows = self.cover.count();
-        let min_rows = self.config.min_samples_leaf;
-        if depth == 0 || rows < 2 * min_rows || self.budget.check().is_some() {
-            for &q in &open {
-                known[q].solution = Some((leaf[q], None));
-                out[q] = Outcome::Solved(leaf[q]);
-            }
-            self.cache.insert(self.path.clone(), known);
-            return out;
+        let depth = self.path.len();
+        let mut level = std::mem::take(&mut self.levels[depth]);
+        if self.config.depth2_solver && limits.depth == 1 {
+            self.valid_splits(&mut level, rows);
+            self.solve_ranked(&level, id, limits, &leaf, &open, &mut out);
+        } else {
+            self.scan(&mut level, stats, rows);
+            self.order(&mut level, stats);
+            self.frames.push(Frame {
+                handle,
+                limits,
+                depth: self.trail.len(),
+                feature: None,
+                best: vec![None; lanes],
+            });
+            let node = Node {
+                handle,
+                limits,
+                ub,
+                rows,
+                leaf: &leaf,
+                bounds: &bounds,
+                open: &open,
+            };
+            self.branch(&mut level, &node, stats, &mut out);
+            self.frames.pop();
         }
-        // the leaf is every open quantile's first incumbent
-        let mut best: Vec<Option<(f64, Option<u32>)>> = vec![None; n_q];
-        let mut bound = vec![f64::NEG_INFINITY; n_q];
-        for &q in &open {
-            bound[q] = ub[q];
-            if self.below(leaf[q], ub[q]) {
-                best[q] = Some((leaf[q], None));
-                bound[q] = leaf[q];
-            }
-        }
-        for f in 0..self.data.n_features() as u32 {
-            if self.on_path[f as usize] {
-                continue;
-            }
-            let positive = self.cover.count_within(self.data.item_mask(item(f, true)));
-            if positive < min_rows || rows - positive < min_rows {
-                continue;
-            }
-            let first = self.child(item(f, false), depth - 1, &bound);
-            let second_ub: Vec<f64> = (0..n_q)
-                .map(|q| match first[q] {
-                    Outcome::Solved(cost) if self.below(cost, bound[q]) => bound[q] - cost,
-                    _ => f64::NEG_INFINITY,
-                })
-                .collect();
-            // the split is abandoned only when its first child rules it out for every quantile
-            if second_ub.iter().all(|&u| u == f64::NEG_INFINITY) {
-                continue;
-            }
-            let second = self.child(item(f, true), depth - 1, &second_ub);
-            for q in 0..n_q {
-                if let (Outcome::Solved(a), Outcome::Solved(b)) = (first[q], second[q]) {
-                    if second_ub[q] > f64::NEG_INFINITY && self.below(a + b, bound[q]) {
-                        best[q] = Some((a + b, Some(f)));
-                        bound[q] = a + b;
-                    }
-                }
-            }
-            if self.budget.stopped().is_some() {
-                break;
-            }
-        }
-        for &q in &open {
-            match best[q] {
-                Some((cost, split)) => {
-                    known[q].solution = Some((cost, split));
-                    out[q] = Outcome::Solved(cost);
-                }
-                None => {
-                    if self.budget.stopped().is_none() {
-                        known[q].lower_bound = known[q].lower_bound.max(ub[q]);
-                    }
-                    out[q] = Outcome::Infeasible;
-                }
-            }
-        }
-        self.cache.insert(self.path.clone(), known);
+        self.levels[depth] = level;
         out
     }
 
-    fn child(&mut self, test: Item, depth: u32, ub: &[f64]) -> Vec<Outcome> {
+    /// Solves the open lanes of a node of depth 1 with the ranked solver.
+    fn solve_ranked(
+        &mut self,
+        level: &Level,
+        id: u32,
+        limits: Limits,
+        leaf: &[f64],
+        open: &[bool],
+        out: &mut [Outcome<f64>],
+    ) {
+        let kernel = &mut self.kernel;
+        let rules = ranked::Rules {
+            data: kernel.data,
+            weights: kernel.weights,
+            set: self.set,
+            per_leaf: kernel.config.leaf_penalty,
+            tolerances: &self.tolerances,
+        };
+        let trees = self.ranked.solve(
+            &rules,
+            &kernel.cover,
+            &level.candidates,
+            leaf,
+            &mut kernel.budget,
+        );
+        for (lane, &(cost, decision)) in trees.iter().enumerate().filter(|(lane, _)| open[*lane]) {
+            let handle = kernel.cache.handle(id);
+            out[lane] = kernel.store(handle, limits.in_lane(lane as u32), cost, decision);
+        }
+    }
+
+    /// Tries every candidate split of the node and every division of its branching nodes
+    /// between the children, for the open lanes.
+    fn branch(&mut self, level: &mut Level, node: &Node, stats: &[f64], out: &mut [Outcome<f64>]) {
+        let lanes = self.lanes();
+        let len = stats.len();
+        let mut bound: Bounds = (0..lanes)
+            .map(|lane| {
+                if node.open[lane] {
+                    node.ub[lane]
+                } else {
+                    f64::NEG_INFINITY
+                }
+            })
+            .collect();
+        let mut best: Vec<Option<(f64, Decision)>> = vec![None; lanes];
+        for lane in (0..lanes).filter(|&lane| node.open[lane]) {
+            if self.below_in(lane, node.leaf[lane], bound[lane]) {
+                best[lane] = Some((node.leaf[lane], Decision::Leaf));
+                bound[lane] = node.leaf[lane];
+            }
+        }
+        let limits = node.limits;
+        let child_depth = limits.depth - 1;
+        let most = Limits::full_nodes(child_depth).min(limits.nodes - 1);
+        let least = limits.nodes - 1 - most;
+        'features: for index in 0..level.candidates.len() {
+            let f = level.candidates[index];
+            self.frame().feature = Some(f);
+            let slot = f as usize * len..(f as usize + 1) * len;
+            let positive = &level.positive[slot.clone()];
+            let negative = &level.negatives[slot];
+            let positive_rows = level.positive_rows[f as usize];
+            let sides = [
+                (item(f, false), negative, node.rows - positive_rows),
+                (item(f, true), positive, positive_rows),
+            ];
+            for left_nodes in least..=most {
+                let child_limits = [
+                    limits.child(child_depth, left_nodes),
+                    limits.child(child_depth, limits.nodes - 1 - left_nodes),
+                ];
+                let [first_bound, second_bound] =
+                    [0, 1].map(|k| self.known_bounds(sides[k].0, child_limits[k], sides[k].1));
+                let first_ub: Bounds = (0..lanes)
+                    .map(|lane| {
+                        let together = first_bound[lane] + second_bound[lane];
+                        if self.below_in(lane, together, bound[lane]) {
+                            bound[lane] - second_bound[lane]
+                        } else {
+                            f64::NEG_INFINITY
+                        }
+                    })
+                    .collect();
+                if first_ub.iter().all(|&u| u == f64::NEG_INFINITY) {
+                    continue;
+                }
+                let (test, child_stats, rows) = sides[0];
+                let first = self.child(test, child_limits[0], &first_ub, child_stats, rows);
+                let second_ub: Bounds = (0..lanes)
+                    .map(|lane| match first[lane] {
+                        Outcome::Solved(cost, _)
+                            if first_ub[lane] > f64::NEG_INFINITY
+                                && self.below_in(lane, cost + second_bound[lane], bound[lane]) =>
+                        {
+                            bound[lane] - cost
+                        }
+                        _ => f64::NEG_INFINITY,
+                    })
+                    .collect();
+                if second_ub.iter().any(|&u| u > f64::NEG_INFINITY) {
+                    let (test, child_stats, rows) = sides[1];
+                    let second = self.child(test, child_limits[1], &second_ub, child_stats, rows);
+                    for lane in 0..lanes {
+                        let (Outcome::Solved(a, left), Outcome::Solved(b, right)) =
+                            (first[lane], second[lane])
+                        else {
+                            continue;
+                        };
+                        if second_ub[lane] > f64::NEG_INFINITY
+                            && self.below_in(lane, a + b, bound[lane])
+                        {
+                            let split = Decision::Split {
+                                feature: f,
+                                left,
+                                right,
+                            };
+                            bound[lane] = a + b;
+                            best[lane] = Some((a + b, split));
+                            self.frame().best[lane] = Some(split);
+                        }
+                    }
+                }
+                if self.budget.stopped().is_some() {
+                    break 'features;
+                }
+            }
+            // every lane has met its lower bound: no split can do better
+            if (0..lanes).all(|lane| !self.below_in(lane, node.bounds[lane], bound[lane])) {
+                break;
+            }
+        }
+        let id = self.current(node.handle);
+        for lane in (0..lanes).filter(|&lane| node.open[lane]) {
+            let at = limits.in_lane(lane as u32);
+            out[lane] = match best[lane] {
+                Some((cost, decision)) => self.store(node.handle, at, cost, decision),
+                None => {
+                    if self.budget.stopped().is_none() {
+                        self.cache.raise(id, at, node.ub[lane]);
+                    }
+                    Outcome::Infeasible(self.cache.known(id, at).lower_bound)
+                }
+            };
+        }
+    }
+
+    /// Solves the child reached by `test`, asking each lane for a subtree cheaper than `ub`.
+    fn child(
+        &mut self,
+        test: Item,
+        limits: Limits,
+        ub: &[f64],
+        stats: &[f64],
+        rows: u32,
+    ) -> Vec<Outcome<f64>> {
         self.push(test);
-        let outcome = self.solve(depth, ub);
+        let outcome = self.solve(limits, ub, stats, rows);
         self.pop(test);
         outcome
     }
 
-    /// Quantile `q`'s best tree, rebuilt from the cache (a node never solved is a leaf).
-    fn extract(&mut self, q: usize, depth: u32) -> Tree {
-        let objective = ByRows::new(Pinball::new(&[], self.quantiles[q], 1.0));
-        let statistics = objective.statistics(self.data, self.weights);
-        let mut builder = TreeBuilder::new(&objective, statistics);
-        self.extract_node(&mut builder, q, depth);
-        builder.finish()
+    /// Per lane, what the store already proves about the child reached by `test` within
+    /// `limits`: its cost if solved, else its lower bound (its leaf cost when only a leaf fits).
+    fn known_bounds(&mut self, test: Item, limits: Limits, stats: &[f64]) -> Vec<f64> {
+        if limits.is_leaf() {
+            return self.leaf_costs(stats);
+        }
+        let id = self.find_child(test);
+        (0..self.lanes())
+            .map(|lane| {
+                id.map_or(0.0, |id| {
+                    let known = self.cache.known(id, limits.in_lane(lane as u32));
+                    known.solution.map_or(known.lower_bound, |(cost, _)| cost)
+                })
+            })
+            .collect()
     }
 
-    fn extract_node(&mut self, builder: &mut TreeBuilder<ByRows<Pinball>>, q: usize, depth: u32) {
-        let (weight, leaf, value) = self.leaves();
-        let stats = [weight, leaf[q], value[q]];
-        let rows = self.cover.count();
-        let split = self
-            .cache
-            .get(&self.path)
-            .and_then(|known| known[q].solution)
-            .and_then(|(_, split)| split)
-            .filter(|_| depth > 0);
-        let Some(feature) = split else {
-            builder.leaf(&stats, rows);
-            return;
-        };
-        let node = builder.open(feature, &stats, rows);
-        let mut kids = [0; 2];
-        for (value, kid) in [false, true].into_iter().zip(&mut kids) {
-            *kid = builder.len();
-            self.push(item(feature, value));
-            self.extract_node(builder, q, depth - 1);
-            self.pop(item(feature, value));
+    /// The deepest frame; only `branch` calls this, inside the frame `solve` pushed.
+    fn frame(&mut self) -> &mut Frame {
+        self.frames
+            .last_mut()
+            .expect("branching happens inside a frame")
+    }
+
+    /// Solves again the parts of lane `limits.lane`'s best subtree of the current node that
+    /// were wiped: a missing child whose sibling is known costs exactly the parent's cost
+    /// minus the sibling's. Returns how many subtrees were solved again.
+    fn repair(&mut self, limits: Limits, stats: &[f64]) -> usize {
+        if limits.is_leaf() {
+            return 0;
         }
-        builder.close(node, kids);
+        let lane = limits.lane as usize;
+        let solution = self
+            .cache
+            .find(self.key())
+            .and_then(|id| self.cache.known(id, limits).solution);
+        let Some((
+            cost,
+            Decision::Split {
+                feature,
+                left,
+                right,
+            },
+        )) = solution
+        else {
+            return 0;
+        };
+        let children = [(false, left), (true, right)]
+            .map(|(value, nodes)| (item(feature, value), limits.child(limits.depth - 1, nodes)));
+        let mut child_stats = [vec![0.0; stats.len()], vec![0.0; stats.len()]];
+        let mut child_rows = [0; 2];
+        let mut costs = [None; 2];
+        for (k, &(test, limits)) in children.iter().enumerate() {
+            self.push(test);
+            child_rows[k] = self
+                .statistics
+                .count(&self.cover, None, &mut child_stats[k]);
+            costs[k] = if limits.is_leaf() {
+                Some(self.leaf_costs(&child_stats[k])[lane])
+            } else {
+                self.cache
+                    .find(self.key())
+                    .and_then(|id| self.cache.known(id, limits).solution)
+                    .map(|(cost, _)| cost)
+            };
+            self.pop(test);
+        }
+        let mut repaired = 0;
+        for k in 0..2 {
+            if costs[k].is_some() {
+                continue;
+            }
+            let exact = costs[1 - k].map(|sibling| cost - sibling);
+            let (test, limits) = children[k];
+            self.push(test);
+            if let Some(exact) = exact.filter(|_| memory::make_room(self)) {
+                let id = self.insert_current();
+                self.cache.raise(id, limits, exact);
+            }
+            let mut ub = vec![f64::NEG_INFINITY; self.lanes()];
+            ub[lane] = exact.unwrap_or(cost) + 2.0 * self.tolerances[lane];
+            let outcome = self.solve(limits.in_lane(0), &ub, &child_stats[k], child_rows[k]);
+            self.pop(test);
+            costs[k] = Some(outcome[lane].bound());
+            repaired += 1;
+        }
+        for (k, &(test, limits)) in children.iter().enumerate() {
+            self.push(test);
+            repaired += self.repair(limits, &child_stats[k]);
+            self.pop(test);
+        }
+        repaired
+    }
+}
+
+/// What `branch` knows of the node it branches.
+struct Node<'n> {
+    handle: Handle,
+    limits: Limits,
+    ub: &'n [f64],
+    rows: u32,
+    /// Each lane's leaf cost and proven lower bound, and whether it is still to be solved.
+    leaf: &'n [f64],
+    bounds: &'n [f64],
+    open: &'n [bool],
+}
+
+impl<I: KeyIndex> Reach for Quantiles<'_, I> {
+    /// The root and each lane's best tree, and for every node on the stack: the node, both
+    /// children of the split it is trying, and each lane's best split so far.
+    fn protected(&self) -> Vec<u32> {
+        let mut walk = Walk::new(self.data, self.weights);
+        let mut protected = Vec::new();
+        if let Some(root) = self.cache.find(walk.key()) {
+            protected.push(root);
+            for lane in 0..self.lanes() {
+                let limits = self.root_limits.in_lane(lane as u32);
+                if let Some((_, decision)) = self.cache.known(root, limits).solution {
+                    self.protect_subtree(&mut walk, limits, decision, &mut protected);
+                }
+            }
+        }
+        for frame in &self.frames {
+            while walk.followed < frame.depth {
+                walk.push(self.trail[walk.followed]);
+                walk.followed += 1;
+            }
+            if self.cache.is_current(frame.handle) {
+                protected.push(frame.handle.id);
+            }
+            if let Some(feature) = frame.feature {
+                for value in [false, true] {
+                    walk.push(item(feature, value));
+                    protected.extend(self.cache.find(walk.key()));
+                    walk.pop(item(feature, value));
+                }
+            }
+            for (lane, best) in frame.best.iter().enumerate() {
+                if let Some(best) = *best {
+                    let limits = frame.limits.in_lane(lane as u32);
+                    self.protect_subtree(&mut walk, limits, best, &mut protected);
+                }
+            }
+        }
+        protected
+    }
+
+    /// No tiers: wipes rank keys by the strategy's score alone.
+    fn tiers(&self) -> Vec<u8> {
+        Vec::new()
     }
 }
