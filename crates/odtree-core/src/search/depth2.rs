@@ -495,6 +495,78 @@ mod tests {
         }
     }
 
+    /// A random problem too large for the brute force: rows, features, classes, targets and
+    /// weights (`None`: unit weights).
+    fn problems() -> impl Strategy<Value = (Vec<u8>, Vec<u32>, Vec<f64>, Option<Vec<f64>>, usize)> {
+        (20usize..=300, 2usize..=14, 2usize..=4, any::<bool>()).prop_flat_map(
+            |(n_rows, n_features, n_classes, weighted)| {
+                let weights = if weighted {
+                    prop::collection::vec(
+                        prop_oneof![Just(0.0), 0.25f64..4.0, (1u32..4).prop_map(f64::from)],
+                        n_rows,
+                    )
+                    .prop_map(Some)
+                    .boxed()
+                } else {
+                    Just(None).boxed()
+                };
+                (
+                    // features of varied density, so that some splits are lopsided
+                    prop::collection::vec(0u8..=3, n_rows * n_features)
+                        .prop_map(|x| x.into_iter().map(|v| (v == 0) as u8).collect()),
+                    prop::collection::vec(0u32..n_classes as u32, n_rows),
+                    prop::collection::vec(-20.0f64..20.0, n_rows),
+                    weights,
+                    Just(n_classes),
+                )
+            },
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+        /// On problems of every size the brute force cannot reach, the depth-2 solver and the
+        /// general search (each child solved on its own) agree on every subproblem of depth
+        /// ≤ 2, under every node limit, for class counts and for squared error.
+        #[test]
+        fn the_depth2_solver_matches_the_general_search(
+            (x, y, targets, weights, n_classes) in problems(),
+            depth in 1u32..=2,
+            max_nodes in prop_oneof![Just(None), (1u32..=3).prop_map(Some)],
+            min_samples_leaf in 1u32..=4,
+        ) {
+            use crate::search::SearchConfig;
+            use crate::solver::{Solver, Status};
+            use crate::task::Task;
+            let n_rows = y.len();
+            prop_assume!(weights.as_ref().is_none_or(|w| w.iter().any(|&w| w > 0.0)));
+            let data = Dataset::new(&x, n_rows, &y, n_classes).unwrap();
+            let solver = Solver::new(data);
+            for task in [Task::Misclassification, Task::SquaredError(targets.clone())] {
+                let objectives: Vec<f64> = [true, false]
+                    .into_iter()
+                    .map(|depth2_solver| {
+                        let config = SearchConfig {
+                            max_depth: depth,
+                            max_nodes,
+                            min_samples_leaf,
+                            depth2_solver,
+                            ..SearchConfig::default()
+                        };
+                        let solutions = solver
+                            .solve_task(task.clone(), &config, weights.as_deref(), Budget::default())
+                            .unwrap();
+                        assert_eq!(solutions[0].status, Status::Optimal);
+                        solutions[0].objective
+                    })
+                    .collect();
+                prop_assert!((objectives[0] - objectives[1]).abs() <= 1e-9 * (1.0 + objectives[1].abs()),
+                    "{:?}: depth-2 solver {} against the general search {}", task, objectives[0], objectives[1]);
+            }
+        }
+    }
+
     #[test]
     fn a_spent_budget_returns_leaves() {
         let x: Vec<u8> = (0..64 * 4)

@@ -381,3 +381,84 @@ pub(super) fn working_bytes(
     };
     levels * per_level + covers + depth2 + similarity
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::budget::Budget;
+    use crate::cache::TrieIndex;
+    use crate::objective::Misclassification;
+    use crate::search::{Frame, MemoryLimits, SearchConfig};
+
+    /// The search at node {0=1, 2=0}: the root loops over features 3, 0, 1, 2 and is trying 0;
+    /// node {0=1} loops over 1, 2, 3 and is trying 2. Each key's tier is 1 + the deepest frame
+    /// that can still reach it (0: none), and the top tier for keys below the current node.
+    #[test]
+    fn tiers_rank_keys_by_the_deepest_frame_that_can_reach_them() {
+        let x: Vec<u8> = (0..8 * 4).map(|i| ((i * 5 + i / 3) % 2) as u8).collect();
+        let data = Dataset::new(&x, 8, &[0, 1, 0, 1, 0, 1, 0, 1], 2).unwrap();
+        let weights = Weights::new(None, 8).unwrap();
+        let objective = Misclassification::new(&[4.0, 4.0]);
+        let config = SearchConfig {
+            max_depth: 3,
+            memory: MemoryLimits {
+                max_entries: Some(1000),
+                ..MemoryLimits::default()
+            },
+            ..SearchConfig::default()
+        };
+        let mut engine = Engine::<TrieIndex, _, f64>::new(
+            &data,
+            &weights,
+            &objective,
+            &config,
+            Budget::default(),
+        );
+        let mut key_of = |engine: &mut Engine<TrieIndex, _, f64>, tests: &[Item]| {
+            let mut path = tests.to_vec();
+            path.sort_unstable();
+            let cover = engine.cover.clone();
+            engine.cache.insert(Key {
+                path: &path,
+                cover: &cover,
+            })
+        };
+        let root = key_of(&mut engine, &[]);
+        let node = key_of(&mut engine, &[item(0, true)]);
+        let frame = |id, depth, feature, position| Frame {
+            handle: engine.cache.handle(id),
+            limits: Limits::normalised(3 - depth as u32, 7),
+            depth,
+            feature: Some(feature),
+            position,
+            best: None,
+            created: 0,
+        };
+        let frames = vec![frame(root, 0, 0, 1), frame(node, 1, 2, 1)];
+        engine.frames = frames;
+        let never = u32::MAX;
+        engine.loop_ranks = vec![vec![1, 2, 3, 0], vec![never, 0, 1, 2]];
+        engine.trail = vec![item(0, true), item(2, false)];
+        let cases: [(&[Item], u8); 7] = [
+            // below the current node: the top tier
+            (&[item(0, true), item(2, false), item(3, true)], 3),
+            // node {0=1} has feature 3 ahead, and 2=1 is the other child of its split
+            (&[item(0, true), item(3, true)], 2),
+            (&[item(0, true), item(2, true)], 2),
+            // feature 1 is behind node {0=1} but ahead of the root
+            (&[item(0, true), item(1, false)], 1),
+            (&[item(0, false), item(1, true)], 1),
+            (&[item(3, false), item(1, true)], 1),
+            // feature 3 is behind the root: nothing reaches it
+            (&[item(3, true)], 0),
+        ];
+        let ids: Vec<u32> = cases
+            .iter()
+            .map(|(tests, _)| key_of(&mut engine, tests))
+            .collect();
+        let tiers = engine.tiers();
+        for ((tests, tier), id) in cases.iter().zip(ids) {
+            assert_eq!(tiers[id as usize], *tier, "key {tests:?}");
+        }
+    }
+}

@@ -119,3 +119,82 @@ fn removed_weight(reference: &[u64], current: &[u64], weights: &Weights) -> f64 
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bitset::words_for;
+    use proptest::prelude::*;
+
+    /// A cover of exactly the rows `rows` marks.
+    fn cover_of(rows: &[bool]) -> Cover {
+        let mut words = vec![0u64; words_for(rows.len())];
+        for (row, _) in rows.iter().enumerate().filter(|(_, &on)| on) {
+            words[row / 64] |= 1 << (row % 64);
+        }
+        Cover::new(&words)
+    }
+
+    /// `bound − weight(reference \ current)`, counted row by row.
+    fn naive(reference: &[bool], bound: f64, current: &[bool], weights: &Weights) -> f64 {
+        let removed: f64 = (0..current.len())
+            .filter(|&row| reference[row] && !current[row])
+            .map(|row| weights.of(row))
+            .sum();
+        bound - removed
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
+
+        /// The archive's bound is the best of `bound − removed weight` over the references of
+        /// the node's depth with at least its branching nodes (never below 0); a third
+        /// reference replaces one, and the bound then still counts the newest.
+        #[test]
+        fn the_bound_is_the_best_reference_less_the_removed_weight(
+            n_rows in 1usize..=150,
+            seed in any::<u64>(),
+            per_row in any::<bool>(),
+            nodes in prop::collection::vec(1u32..=3, 3),
+            bounds in prop::collection::vec(0.0f64..60.0, 3),
+            asked in 1u32..=3,
+        ) {
+            let mut state = seed | 1;
+            let mut next = move || {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state
+            };
+            let rows: Vec<Vec<bool>> = (0..4).map(|_| (0..n_rows).map(|_| next() % 3 != 0).collect()).collect();
+            let weight_values: Vec<f64> = (0..n_rows).map(|_| 0.5 + (next() % 4) as f64).collect();
+            let weights = Weights::new(per_row.then_some(&weight_values[..]), n_rows).unwrap();
+            let limits = |nodes| Limits { depth: 2, nodes, lane: 0 };
+            let mut archive = SimilarityArchive::<f64>::new(2);
+            let current = cover_of(&rows[3]);
+            prop_assert_eq!(archive.bound(&current, limits(asked), &weights), 0.0);
+            for k in 0..2 {
+                archive.record(&cover_of(&rows[k]), limits(nodes[k]), bounds[k]);
+            }
+            let expected = (0..2)
+                .filter(|&k| limits(nodes[k]).nodes >= limits(asked).nodes)
+                .map(|k| naive(&rows[k], bounds[k], &rows[3], &weights))
+                .fold(0.0, f64::max);
+            let got = archive.bound(&current, limits(asked), &weights);
+            prop_assert!((got - expected).abs() < 1e-9, "{} against {}", got, expected);
+            // another depth's references never count
+            prop_assert_eq!(archive.bound(&current, Limits { depth: 1, nodes: 1, lane: 0 }, &weights), 0.0);
+            archive.record(&cover_of(&rows[2]), limits(nodes[2]), bounds[2]);
+            let got = archive.bound(&current, limits(asked), &weights);
+            let all = (0..3)
+                .filter(|&k| limits(nodes[k]).nodes >= limits(asked).nodes)
+                .map(|k| naive(&rows[k], bounds[k], &rows[3], &weights))
+                .fold(0.0, f64::max);
+            prop_assert!(got <= all + 1e-9, "{} is above every reference's {}", got, all);
+            if limits(nodes[2]).nodes >= limits(asked).nodes {
+                let newest = naive(&rows[2], bounds[2], &rows[3], &weights);
+                prop_assert!(got >= newest - 1e-9, "the newest reference {} is lost: {}", newest, got);
+            }
+        }
+    }
+}
