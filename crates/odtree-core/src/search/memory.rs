@@ -414,7 +414,7 @@ mod tests {
             &config,
             Budget::default(),
         );
-        let mut key_of = |engine: &mut Engine<TrieIndex, _, f64>, tests: &[Item]| {
+        let key_of = |engine: &mut Engine<TrieIndex, _, f64>, tests: &[Item]| {
             let mut path = tests.to_vec();
             path.sort_unstable();
             let cover = engine.cover.clone();
