@@ -495,9 +495,12 @@ mod tests {
         }
     }
 
-    /// A random problem too large for the brute force: rows, features, classes, targets and
-    /// weights (`None`: unit weights).
-    fn problems() -> impl Strategy<Value = (Vec<u8>, Vec<u32>, Vec<f64>, Option<Vec<f64>>, usize)> {
+    /// A problem: features (row-major), labels, targets, weights (`None`: unit weights) and
+    /// the number of classes.
+    type Problem = (Vec<u8>, Vec<u32>, Vec<f64>, Option<Vec<f64>>, usize);
+
+    /// A random problem too large for the brute force.
+    fn problems() -> impl Strategy<Value = Problem> {
         (20usize..=300, 2usize..=14, 2usize..=4, any::<bool>()).prop_flat_map(
             |(n_rows, n_features, n_classes, weighted)| {
                 let weights = if weighted {
