@@ -27,7 +27,8 @@ pub trait Cost:
     fn objective(self) -> f64;
     /// `self < other` beyond rounding noise of size `tolerance` on the objective.
     fn below(self, other: Self, tolerance: f64) -> bool;
-    /// The larger of two costs.
+    /// The larger of two costs (of two lower bounds, the stronger; when they differ by less
+    /// than rounding noise, either is a valid bound).
     fn max(self, other: Self) -> Self {
         if other.below(self, 0.0) {
             self
@@ -35,14 +36,10 @@ pub trait Cost:
             other
         }
     }
-    /// The smaller of two costs.
-    fn min(self, other: Self) -> Self {
-        if self.below(other, 0.0) {
-            self
-        } else {
-            other
-        }
-    }
+    /// A lower bound of two costs compared within `tolerance`: the one below the other, else
+    /// each part's least. Comparing exactly would let a difference of rounding noise in the
+    /// objective pick the cost with more leaves, a bound above a tree the search can find.
+    fn min(self, other: Self, tolerance: f64) -> Self;
 }
 
 impl Cost for f64 {
@@ -75,7 +72,7 @@ impl Cost for f64 {
     }
 
     #[inline]
-    fn min(self, other: Self) -> Self {
+    fn min(self, other: Self, _: f64) -> Self {
         f64::min(self, other)
     }
 }
@@ -141,6 +138,19 @@ impl Cost for Lexicographic {
     #[inline]
     fn objective(self) -> f64 {
         self.objective
+    }
+
+    fn min(self, other: Self, tolerance: f64) -> Self {
+        if self.below(other, tolerance) {
+            self
+        } else if other.below(self, tolerance) {
+            other
+        } else {
+            Self {
+                objective: self.objective.min(other.objective),
+                leaves: self.leaves.min(other.leaves),
+            }
+        }
     }
 
     #[inline]
@@ -265,5 +275,17 @@ mod tests {
         assert_eq!((a + b).below(u, 0.0), b.below(u - a, 0.0));
         assert!(!Lexicographic::INFINITY.below(Lexicographic::INFINITY, 0.0));
         assert_eq!(a.max(b), a);
+        // within rounding noise, the bound of two costs takes the fewer leaves
+        let noisy = Lexicographic {
+            objective: 5.0 + 1e-15,
+            leaves: 2.0,
+        };
+        let more = Lexicographic {
+            objective: 5.0,
+            leaves: 3.0,
+        };
+        assert_eq!(noisy.min(more, 1e-9), noisy);
+        assert_eq!(more.min(noisy, 1e-9), noisy);
+        assert_eq!(more.min(noisy, 0.0), more);
     }
 }

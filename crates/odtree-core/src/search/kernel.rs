@@ -8,7 +8,7 @@ use super::memory::working_bytes;
 use super::similarity::SimilarityArchive;
 use super::{Cost, Level, Outcome, SearchConfig};
 use crate::budget::Budget;
-use crate::cache::{Cache, Handle, Key, KeyIndex};
+use crate::cache::{Cache, CacheReport, Handle, Key, KeyIndex};
 use crate::cover::Cover;
 use crate::data::{Dataset, Item};
 use crate::objective::{Leaf, Objective};
@@ -101,6 +101,20 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
             tolerance: 0.0,
             budget,
             lanes: 1,
+        }
+    }
+
+    /// What the store holds and did, with `repaired` wiped subtrees solved again.
+    pub(super) fn cache_report(&self, repaired: usize) -> CacheReport {
+        let stats = self.cache.stats();
+        CacheReport {
+            entries: self.cache.len(),
+            bytes: self.cache.bytes(),
+            peak_entries: stats.peak_keys,
+            peak_bytes: stats.peak_bytes,
+            wipes: stats.wipes,
+            created: stats.created,
+            repaired,
         }
     }
 

@@ -3,7 +3,7 @@
 
 use super::{depth2, entry_margin, Cost, Engine, Kernel, Outcome};
 use crate::budget::Stop;
-use crate::cache::{Key, KeyIndex, WipeStrategy};
+use crate::cache::{Handle, Key, KeyIndex, WipeStrategy};
 use crate::cover::Cover;
 use crate::data::{item, item_feature, Dataset, Item};
 use crate::objective::Objective;
@@ -14,16 +14,16 @@ use std::ops::DerefMut;
 
 /// A second cursor over the lattice, for finding the keys of nodes away from the search's
 /// current node.
-pub(super) struct Walk<'d> {
+struct Walk<'d> {
     data: &'d Dataset,
     path: Vec<Item>,
     cover: Cover,
     /// How many tests of the engine's trail this walk has followed.
-    pub(super) followed: usize,
+    followed: usize,
 }
 
 impl<'d> Walk<'d> {
-    pub(super) fn new(data: &'d Dataset, weights: &Weights) -> Self {
+    fn new(data: &'d Dataset, weights: &Weights) -> Self {
         Self {
             data,
             path: Vec::new(),
@@ -32,19 +32,19 @@ impl<'d> Walk<'d> {
         }
     }
 
-    pub(super) fn push(&mut self, item: Item) {
+    fn push(&mut self, item: Item) {
         let at = self.path.partition_point(|&x| x < item);
         self.path.insert(at, item);
         self.cover.intersect(self.data.item_mask(item));
     }
 
-    pub(super) fn pop(&mut self, item: Item) {
+    fn pop(&mut self, item: Item) {
         let at = self.path.partition_point(|&x| x < item);
         self.path.remove(at);
         self.cover.backtrack();
     }
 
-    pub(super) fn key(&self) -> Key<'_> {
+    fn key(&self) -> Key<'_> {
         Key {
             path: &self.path,
             cover: &self.cover,
@@ -61,6 +61,17 @@ pub(super) trait Reach {
     fn protected(&self) -> Vec<u32>;
     /// The tier of each id.
     fn tiers(&self) -> Vec<u8>;
+}
+
+/// What one node on a driver's stack spares from a wipe.
+pub(super) struct Spared {
+    pub handle: Handle,
+    /// Length of the trail at the node.
+    pub depth: usize,
+    /// The feature whose children are being solved.
+    pub feature: Option<u32>,
+    /// The best subtrees found so far, each with the limits it was found within.
+    pub best: Vec<(Limits, Decision)>,
 }
 
 /// Makes room in `driver`'s store for the current node's key: wipes by the configured
@@ -123,87 +134,104 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
             ranks[f as usize] = place as u32;
         }
     }
+}
 
-    /// Solves again the parts of the current node's best subtree that were wiped (spec §6.9):
-    /// a missing child whose sibling is known costs exactly the parent's cost minus the
-    /// sibling's, so it is searched with that as its lower bound and just above it as its
-    /// upper bound. Returns how many subtrees were solved again.
-    pub(super) fn repair(&mut self, limits: Limits, stats: &[f64]) -> usize {
-        if limits.is_leaf() {
-            return 0;
-        }
-        let solution = self
-            .cache
-            .find(self.key())
-            .and_then(|id| self.cache.known(id, limits).solution);
-        let Some((
-            cost,
-            Decision::Split {
-                feature,
-                left,
-                right,
-            },
-        )) = solution
-        else {
-            return 0;
+/// What solving again a wiped part of a driver's best tree asks of it.
+pub(super) trait Resolve<C> {
+    /// The leaf cost, in `limits`' lane, of a node with statistics `stats`.
+    fn lane_leaf(&self, limits: Limits, stats: &[f64]) -> C;
+    /// Solves the current node within `limits` for a subtree of its lane costing at most
+    /// `cost` (beyond rounding noise), and returns its cost, or its bound if stopped.
+    fn resolve(&mut self, limits: Limits, cost: C, stats: &[f64], rows: u32) -> C;
+}
+
+/// Solves again the parts of the current node's best subtree in `limits`' lane that were
+/// wiped (spec §6.9): a missing child whose sibling is known costs exactly the parent's cost
+/// minus the sibling's, so it is searched with that as its lower bound and just above it as
+/// its upper bound. Returns how many subtrees were solved again.
+pub(super) fn repair<'a, I, O, C, D>(driver: &mut D, limits: Limits, stats: &[f64]) -> usize
+where
+    I: KeyIndex,
+    O: Objective + 'a,
+    C: Cost,
+    D: Reach + Resolve<C> + DerefMut<Target = Kernel<'a, I, O, C>>,
+{
+    if limits.is_leaf() {
+        return 0;
+    }
+    let solution = driver
+        .cache
+        .find(driver.key())
+        .and_then(|id| driver.cache.known(id, limits).solution);
+    let Some((
+        cost,
+        Decision::Split {
+            feature,
+            left,
+            right,
+        },
+    )) = solution
+    else {
+        return 0;
+    };
+    let children = [(false, left), (true, right)]
+        .map(|(value, nodes)| (item(feature, value), limits.child(limits.depth - 1, nodes)));
+    let mut child_stats = [vec![0.0; stats.len()], vec![0.0; stats.len()]];
+    let mut child_rows = [0; 2];
+    let mut costs = [None; 2];
+    for (k, &(test, limits)) in children.iter().enumerate() {
+        driver.push(test);
+        let cover = &driver.cover;
+        child_rows[k] = driver.statistics.count(cover, None, &mut child_stats[k]);
+        costs[k] = if limits.is_leaf() {
+            Some(driver.lane_leaf(limits, &child_stats[k]))
+        } else {
+            driver
+                .cache
+                .find(driver.key())
+                .and_then(|id| driver.cache.known(id, limits).solution)
+                .map(|(cost, _)| cost)
         };
-        let children = [(false, left), (true, right)].map(|(value, nodes)| {
-            (
-                item(feature, value),
-                Limits::normalised(limits.depth - 1, nodes),
-            )
-        });
-        let mut child_stats = [vec![0.0; stats.len()], vec![0.0; stats.len()]];
-        let mut child_rows = [0; 2];
-        let mut costs = [None; 2];
-        for (k, &(test, limits)) in children.iter().enumerate() {
-            self.push(test);
-            child_rows[k] = self
-                .statistics
-                .count(&self.cover, None, &mut child_stats[k]);
-            costs[k] = if limits.is_leaf() {
-                Some(C::leaf(self.objective.leaf_cost(&child_stats[k])))
-            } else {
-                self.cache
-                    .find(self.key())
-                    .and_then(|id| self.cache.known(id, limits).solution)
-                    .map(|(cost, _)| cost)
-            };
-            self.pop(test);
+        driver.pop(test);
+    }
+    let mut repaired = 0;
+    for k in 0..2 {
+        if costs[k].is_some() {
+            continue;
         }
+        let exact = costs[1 - k].map(|sibling| cost - sibling);
+        let (test, limits) = children[k];
+        driver.push(test);
+        if let Some(exact) = exact.filter(|_| make_room(driver)) {
+            let id = driver.insert_current();
+            driver.cache.raise(id, limits, exact);
+        }
+        let target = exact.unwrap_or(cost);
+        costs[k] = Some(driver.resolve(limits, target, &child_stats[k], child_rows[k]));
+        driver.pop(test);
+        repaired += 1;
+    }
+    for (k, &(test, limits)) in children.iter().enumerate() {
+        driver.push(test);
+        repaired += repair(driver, limits, &child_stats[k]);
+        driver.pop(test);
+    }
+    repaired
+}
+
+impl<I: KeyIndex, O: Objective, C: Cost> Resolve<C> for Engine<'_, I, O, C> {
+    fn lane_leaf(&self, _: Limits, stats: &[f64]) -> C {
+        C::leaf(self.objective.leaf_cost(stats))
+    }
+
+    fn resolve(&mut self, limits: Limits, cost: C, stats: &[f64], rows: u32) -> C {
         let slack = C::value(2.0 * self.tolerance);
-        let mut repaired = 0;
-        for k in 0..2 {
-            if costs[k].is_some() {
-                continue;
-            }
-            let exact = costs[1 - k].map(|sibling| cost - sibling);
-            let (test, limits) = children[k];
-            self.push(test);
-            if let Some(exact) = exact.filter(|_| make_room(self)) {
-                let id = self.insert_current();
-                self.cache.raise(id, limits, exact);
-            }
-            let outcome = self.solve(
-                limits,
-                exact.unwrap_or(cost) + slack,
-                &child_stats[k],
-                child_rows[k],
-            );
-            self.pop(test);
-            debug_assert!(
-                matches!(outcome, Outcome::Solved(..)) || self.budget.stopped().is_some(),
-                "a wiped child of the best tree is feasible under its known cost"
-            );
-            costs[k] = Some(outcome.bound());
-            repaired += 1;
-        }
-        for (k, &(test, limits)) in children.iter().enumerate() {
-            self.push(test);
-            repaired += self.repair(limits, &child_stats[k]);
-            self.pop(test);
-        }
-        repaired
+        let outcome = self.solve(limits, cost + slack, stats, rows);
+        debug_assert!(
+            matches!(outcome, Outcome::Solved(..)) || self.budget.stopped().is_some(),
+            "a wiped child of the best tree is feasible under its known cost"
+        );
+        outcome.bound()
     }
 }
 
@@ -211,34 +239,17 @@ impl<I: KeyIndex, O: Objective, C: Cost> Reach for Engine<'_, I, O, C> {
     /// The ids a wipe must spare: the root and its best tree, and for every node on the
     /// stack, the node, both children of the split it is trying, and its best split so far.
     fn protected(&self) -> Vec<u32> {
-        let mut walk = Walk::new(self.data, self.weights);
-        let mut protected = Vec::new();
-        if let Some(root) = self.cache.find(walk.key()) {
-            protected.push(root);
-            if let Some((_, decision)) = self.cache.known(root, self.root_limits).solution {
-                self.protect_subtree(&mut walk, self.root_limits, decision, &mut protected);
-            }
-        }
-        for frame in &self.frames {
-            while walk.followed < frame.depth {
-                walk.push(self.trail[walk.followed]);
-                walk.followed += 1;
-            }
-            if self.cache.is_current(frame.handle) {
-                protected.push(frame.handle.id);
-            }
-            if let Some(feature) = frame.feature {
-                for value in [false, true] {
-                    walk.push(item(feature, value));
-                    protected.extend(self.cache.find(walk.key()));
-                    walk.pop(item(feature, value));
-                }
-            }
-            if let Some(best) = frame.best {
-                self.protect_subtree(&mut walk, frame.limits, best, &mut protected);
-            }
-        }
-        protected
+        let frames = self.frames.iter().map(|frame| Spared {
+            handle: frame.handle,
+            depth: frame.depth,
+            feature: frame.feature,
+            best: frame
+                .best
+                .map(|best| (frame.limits, best))
+                .into_iter()
+                .collect(),
+        });
+        self.protected_with(&[self.root_limits], frames)
     }
 
     /// Per id, how soon the search may look its key up again; a wipe frees the lowest tiers
@@ -293,8 +304,48 @@ impl<I: KeyIndex, O: Objective, C: Cost> Reach for Engine<'_, I, O, C> {
 }
 
 impl<I: KeyIndex, O: Objective, C: Cost> Kernel<'_, I, O, C> {
+    /// The ids a wipe must spare for a driver whose root is solved within each of
+    /// `root_limits` and whose stack is `frames`: the root and its best trees, and for every
+    /// frame, its node, both children of the split it is trying, and its best subtrees.
+    pub(super) fn protected_with(
+        &self,
+        root_limits: &[Limits],
+        frames: impl Iterator<Item = Spared>,
+    ) -> Vec<u32> {
+        let mut walk = Walk::new(self.data, self.weights);
+        let mut protected = Vec::new();
+        if let Some(root) = self.cache.find(walk.key()) {
+            protected.push(root);
+            for &limits in root_limits {
+                if let Some((_, decision)) = self.cache.known(root, limits).solution {
+                    self.protect_subtree(&mut walk, limits, decision, &mut protected);
+                }
+            }
+        }
+        for frame in frames {
+            while walk.followed < frame.depth {
+                walk.push(self.trail[walk.followed]);
+                walk.followed += 1;
+            }
+            if self.cache.is_current(frame.handle) {
+                protected.push(frame.handle.id);
+            }
+            if let Some(feature) = frame.feature {
+                for value in [false, true] {
+                    walk.push(item(feature, value));
+                    protected.extend(self.cache.find(walk.key()));
+                    walk.pop(item(feature, value));
+                }
+            }
+            for (limits, best) in frame.best {
+                self.protect_subtree(&mut walk, limits, best, &mut protected);
+            }
+        }
+        protected
+    }
+
     /// Adds the cached nodes of the subtree `decision` roots at the walk's node.
-    pub(super) fn protect_subtree(
+    fn protect_subtree(
         &self,
         walk: &mut Walk,
         limits: Limits,

@@ -186,7 +186,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
             matches!(outcome, Outcome::Infeasible(_)) || !self.below(outcome.bound(), upper_bound);
         if !infeasible && self.config.memory.is_bounded() {
             for _ in 0..REPAIR_ROUNDS {
-                let repaired = self.repair(limits, &stats);
+                let repaired = memory::repair(&mut self, limits, &stats);
                 self.repaired += repaired;
                 if self.budget.stopped().is_some() || repaired == 0 {
                     break;
@@ -208,20 +208,11 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
             (false, None) => tree.cost(),
             _ => root_bound,
         };
-        let cache = self.cache.stats();
         SearchOutcome {
             tree,
             lower_bound,
             infeasible,
-            cache: CacheReport {
-                entries: self.cache.len(),
-                bytes: self.cache.bytes(),
-                peak_entries: cache.peak_keys,
-                peak_bytes: cache.peak_bytes,
-                wipes: cache.wipes,
-                created: cache.created,
-                repaired: self.repaired,
-            },
+            cache: self.cache_report(self.repaired),
             stopped: self.budget.stopped(),
         }
     }
@@ -376,7 +367,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
                     (C::ZERO, C::ZERO)
                 };
                 if !self.below(first_bound + second_bound, ub) {
-                    refined = refined.min(first_bound + second_bound);
+                    refined = refined.min(first_bound + second_bound, self.tolerance);
                     continue;
                 }
                 let (first_cost, first_size) = match self.child(&first, ub - second_bound) {
@@ -384,7 +375,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
                         (cost, size)
                     }
                     outcome => {
-                        refined = refined.min(outcome.bound() + second_bound);
+                        refined = refined.min(outcome.bound() + second_bound, self.tolerance);
                         if self.budget.stopped().is_some() {
                             break 'features;
                         }
@@ -410,7 +401,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
                             break 'features;
                         }
                     }
-                    outcome => refined = refined.min(first_cost + outcome.bound()),
+                    outcome => refined = refined.min(first_cost + outcome.bound(), self.tolerance),
                 }
                 if self.budget.stopped().is_some() {
                     break 'features;
@@ -430,7 +421,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
                 let id = self.current(handle);
                 if self.budget.stopped().is_none() {
                     let proven = if self.config.refined_lower_bound {
-                        ub_in.max(refined.min(leaf))
+                        ub_in.max(refined.min(leaf, self.tolerance))
                     } else {
                         ub_in
                     };

@@ -13,10 +13,10 @@
 
 use super::depth2::ranked::{self, Ranked};
 use super::kernel::Kernel;
-use super::memory::{self, Reach, Walk};
+use super::memory::{self, Reach, Resolve, Spared};
 use super::{Level, Outcome, SearchConfig, SearchOutcome, REPAIR_ROUNDS};
 use crate::budget::Budget;
-use crate::cache::{CacheReport, Handle, KeyIndex};
+use crate::cache::{Handle, KeyIndex};
 use crate::data::{item, Dataset, Item};
 use crate::objective::{QuantileLane, QuantileSet};
 use crate::stats::Weights;
@@ -137,7 +137,7 @@ impl<'a, I: KeyIndex> Quantiles<'a, I> {
             for _ in 0..REPAIR_ROUNDS {
                 let repaired: usize = (0..self.lanes())
                     .filter(|&lane| !infeasible[lane])
-                    .map(|lane| self.repair(limits.in_lane(lane as u32), &stats))
+                    .map(|lane| memory::repair(&mut self, limits.in_lane(lane as u32), &stats))
                     .sum();
                 self.repaired += repaired;
                 if self.budget.stopped().is_some() || repaired == 0 {
@@ -145,16 +145,7 @@ impl<'a, I: KeyIndex> Quantiles<'a, I> {
                 }
             }
         }
-        let cache = self.cache.stats();
-        let report = CacheReport {
-            entries: self.cache.len(),
-            bytes: self.cache.bytes(),
-            peak_entries: cache.peak_keys,
-            peak_bytes: cache.peak_bytes,
-            wipes: cache.wipes,
-            created: cache.created,
-            repaired: self.repaired,
-        };
+        let report = self.cache_report(self.repaired);
         let stopped = self.budget.stopped();
         let root = self.cache.find(self.key());
         (0..self.lanes())
@@ -439,76 +430,6 @@ impl<'a, I: KeyIndex> Quantiles<'a, I> {
             .last_mut()
             .expect("branching happens inside a frame")
     }
-
-    /// Solves again the parts of lane `limits.lane`'s best subtree of the current node that
-    /// were wiped: a missing child whose sibling is known costs exactly the parent's cost
-    /// minus the sibling's. Returns how many subtrees were solved again.
-    fn repair(&mut self, limits: Limits, stats: &[f64]) -> usize {
-        if limits.is_leaf() {
-            return 0;
-        }
-        let lane = limits.lane as usize;
-        let solution = self
-            .cache
-            .find(self.key())
-            .and_then(|id| self.cache.known(id, limits).solution);
-        let Some((
-            cost,
-            Decision::Split {
-                feature,
-                left,
-                right,
-            },
-        )) = solution
-        else {
-            return 0;
-        };
-        let children = [(false, left), (true, right)]
-            .map(|(value, nodes)| (item(feature, value), limits.child(limits.depth - 1, nodes)));
-        let mut child_stats = [vec![0.0; stats.len()], vec![0.0; stats.len()]];
-        let mut child_rows = [0; 2];
-        let mut costs = [None; 2];
-        for (k, &(test, limits)) in children.iter().enumerate() {
-            self.push(test);
-            child_rows[k] = self
-                .statistics
-                .count(&self.cover, None, &mut child_stats[k]);
-            costs[k] = if limits.is_leaf() {
-                Some(self.leaf_costs(&child_stats[k])[lane])
-            } else {
-                self.cache
-                    .find(self.key())
-                    .and_then(|id| self.cache.known(id, limits).solution)
-                    .map(|(cost, _)| cost)
-            };
-            self.pop(test);
-        }
-        let mut repaired = 0;
-        for k in 0..2 {
-            if costs[k].is_some() {
-                continue;
-            }
-            let exact = costs[1 - k].map(|sibling| cost - sibling);
-            let (test, limits) = children[k];
-            self.push(test);
-            if let Some(exact) = exact.filter(|_| memory::make_room(self)) {
-                let id = self.insert_current();
-                self.cache.raise(id, limits, exact);
-            }
-            let mut ub = vec![f64::NEG_INFINITY; self.lanes()];
-            ub[lane] = exact.unwrap_or(cost) + 2.0 * self.tolerances[lane];
-            let outcome = self.solve(limits.in_lane(0), &ub, &child_stats[k], child_rows[k]);
-            self.pop(test);
-            costs[k] = Some(outcome[lane].bound());
-            repaired += 1;
-        }
-        for (k, &(test, limits)) in children.iter().enumerate() {
-            self.push(test);
-            repaired += self.repair(limits, &child_stats[k]);
-            self.pop(test);
-        }
-        repaired
-    }
 }
 
 /// What `branch` knows of the node it branches.
@@ -523,44 +444,35 @@ struct Node<'n> {
     open: &'n [bool],
 }
 
+impl<I: KeyIndex> Resolve<f64> for Quantiles<'_, I> {
+    fn lane_leaf(&self, limits: Limits, stats: &[f64]) -> f64 {
+        self.leaf_costs(stats)[limits.lane as usize]
+    }
+
+    /// Solves the lane alone (every other lane asks for nothing).
+    fn resolve(&mut self, limits: Limits, cost: f64, stats: &[f64], rows: u32) -> f64 {
+        let lane = limits.lane as usize;
+        let mut ub = vec![f64::NEG_INFINITY; self.lanes()];
+        ub[lane] = cost + 2.0 * self.tolerances[lane];
+        self.solve(limits.in_lane(0), &ub, stats, rows)[lane].bound()
+    }
+}
+
 impl<I: KeyIndex> Reach for Quantiles<'_, I> {
     /// The root and each lane's best tree, and for every node on the stack: the node, both
     /// children of the split it is trying, and each lane's best split so far.
     fn protected(&self) -> Vec<u32> {
-        let mut walk = Walk::new(self.data, self.weights);
-        let mut protected = Vec::new();
-        if let Some(root) = self.cache.find(walk.key()) {
-            protected.push(root);
-            for lane in 0..self.lanes() {
-                let limits = self.root_limits.in_lane(lane as u32);
-                if let Some((_, decision)) = self.cache.known(root, limits).solution {
-                    self.protect_subtree(&mut walk, limits, decision, &mut protected);
-                }
-            }
-        }
-        for frame in &self.frames {
-            while walk.followed < frame.depth {
-                walk.push(self.trail[walk.followed]);
-                walk.followed += 1;
-            }
-            if self.cache.is_current(frame.handle) {
-                protected.push(frame.handle.id);
-            }
-            if let Some(feature) = frame.feature {
-                for value in [false, true] {
-                    walk.push(item(feature, value));
-                    protected.extend(self.cache.find(walk.key()));
-                    walk.pop(item(feature, value));
-                }
-            }
-            for (lane, best) in frame.best.iter().enumerate() {
-                if let Some(best) = *best {
-                    let limits = frame.limits.in_lane(lane as u32);
-                    self.protect_subtree(&mut walk, limits, best, &mut protected);
-                }
-            }
-        }
-        protected
+        let lanes = 0..self.lanes() as u32;
+        let roots: Vec<Limits> = lanes.map(|lane| self.root_limits.in_lane(lane)).collect();
+        let frames = self.frames.iter().map(|frame| Spared {
+            handle: frame.handle,
+            depth: frame.depth,
+            feature: frame.feature,
+            best: (frame.best.iter().enumerate())
+                .filter_map(|(lane, best)| Some((frame.limits.in_lane(lane as u32), (*best)?)))
+                .collect(),
+        });
+        self.protected_with(&roots, frames)
     }
 
     /// No tiers: wipes rank keys by the strategy's score alone.
