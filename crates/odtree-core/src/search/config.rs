@@ -181,6 +181,9 @@ pub struct SearchConfig {
     /// On failure, store the refined bound min over splits of the children's bounds (MurTree
     /// Eq. 15–17) instead of only the upper bound (DL8.5).
     pub refined_lower_bound: bool,
+    /// Before the search, build the best of a greedy and a lookahead tree and search only for
+    /// trees cheaper than it, returning it if the search stops first (not with node limits).
+    pub incumbent: bool,
     /// Caps on the cache.
     pub memory: MemoryLimits,
 }
@@ -204,6 +207,7 @@ impl Default for SearchConfig {
             leaf_incumbent: true,
             similarity_bound: true,
             refined_lower_bound: true,
+            incumbent: true,
             memory: MemoryLimits::default(),
         }
     }
@@ -211,7 +215,7 @@ impl Default for SearchConfig {
 
 impl SearchConfig {
     /// DL8.5 as published: no depth-2 solver, left child first, plain infeasibility bounds,
-    /// and the leaf only compared once the splits are done.
+    /// the leaf only compared once the splits are done, and no incumbent.
     pub fn dl85() -> Self {
         Self {
             depth2_solver: false,
@@ -221,6 +225,7 @@ impl SearchConfig {
             leaf_incumbent: false,
             similarity_bound: false,
             refined_lower_bound: false,
+            incumbent: false,
             ..Self::default()
         }
     }

@@ -28,7 +28,7 @@ impl<I: KeyIndex, O: Objective, C: Cost> Kernel<'_, I, O, C> {
         builder.finish()
     }
 
-    fn extract_node<P: Objective>(
+    pub(super) fn extract_node<P: Objective>(
         &mut self,
         builder: &mut TreeBuilder<P>,
         limits: Limits,

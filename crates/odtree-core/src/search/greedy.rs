@@ -4,7 +4,7 @@
 //! everything it does, it asks of the kernel (the cursor, the candidate splits with their
 //! children's statistics, the leaf costs, tree building and the budget).
 
-use super::{Cost, Kernel, SearchConfig};
+use super::{gini_gain, Cost, Kernel, SearchConfig};
 use crate::budget::Budget;
 use crate::cache::KeyIndex;
 use crate::data::{item, Dataset};
@@ -40,19 +40,36 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Greedy<'a, I, O, C> {
         let rows = kernel.statistics.count(&kernel.cover, None, &mut stats);
         let depth = kernel.config.max_depth.min(kernel.data.n_features() as u32);
         let mut builder = TreeBuilder::new(kernel.objective, kernel.statistics);
-        grow(kernel, &mut builder, depth, &stats, rows);
+        grow(
+            kernel,
+            &mut builder,
+            depth,
+            &stats,
+            rows,
+            Criterion::Objective,
+        );
         (builder.finish(), self.kernel.budget)
     }
 }
 
+/// What a greedy tree picks its splits by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Criterion {
+    /// The least cost of the two leaves.
+    Objective,
+    /// The largest decrease in Gini impurity, as CART (class statistics only).
+    Gini,
+}
+
 /// Adds to `builder` the greedy subtree of the kernel's current node, which has `depth` tests
 /// left and the statistics `stats` of its `rows` rows.
-fn grow<I: KeyIndex, O: Objective, C: Cost>(
+pub(super) fn grow<I: KeyIndex, O: Objective, C: Cost>(
     kernel: &mut Kernel<'_, I, O, C>,
     builder: &mut TreeBuilder<O>,
     depth: u32,
     stats: &[f64],
     rows: u32,
+    criterion: Criterion,
 ) {
     let leaf = kernel.objective.leaf_cost(stats);
     if depth == 0 || rows < 2 * kernel.config.min_samples_leaf || kernel.budget.check().is_some() {
@@ -64,9 +81,15 @@ fn grow<I: KeyIndex, O: Objective, C: Cost>(
     let mut level = std::mem::take(&mut kernel.levels[at]);
     kernel.scan(&mut level, stats, rows);
     let len = stats.len();
-    let mut best: Option<(f64, u32)> = None;
+    // the best split by the criterion (lowest score), and what its two leaves cost
+    let mut best: Option<(f64, f64, u32)> = None;
     let mut negative = vec![0.0; len];
+    let costly = kernel.objective.costly();
     for &f in &level.candidates {
+        // each split costs two leaves: with slow leaf costs, the clock is read first
+        if costly && kernel.budget.exhausted(true) {
+            break;
+        }
         let slot = f as usize * len..(f as usize + 1) * len;
         let positive = &level.positive[slot.clone()];
         if kernel.statistics.additive() {
@@ -78,12 +101,21 @@ fn grow<I: KeyIndex, O: Objective, C: Cost>(
             negative.copy_from_slice(&level.negatives[slot]);
         }
         let cost = kernel.objective.leaf_cost(&negative) + kernel.objective.leaf_cost(positive);
-        if best.is_none_or(|(least, _)| cost < least) {
-            best = Some((cost, f));
+        let score = match criterion {
+            Criterion::Objective => cost,
+            Criterion::Gini => -gini_gain(stats, positive),
+        };
+        if best.is_none_or(|(least, _, _)| score < least) {
+            best = Some((score, cost, f));
         }
     }
     kernel.levels[at] = level;
-    let Some((_, feature)) = best.filter(|&(cost, _)| cost < leaf) else {
+    let useful = |&(score, cost, _): &(f64, f64, u32)| match criterion {
+        Criterion::Objective => cost < leaf,
+        // as CART: any decrease in impurity (a split that does not pay may enable one below)
+        Criterion::Gini => score < -1e-12,
+    };
+    let Some((_, _, feature)) = best.filter(useful) else {
         builder.leaf(stats, rows);
         return;
     };
@@ -94,7 +126,7 @@ fn grow<I: KeyIndex, O: Objective, C: Cost>(
         kernel.push(item(feature, value));
         let mut child = vec![0.0; len];
         let child_rows = kernel.statistics.count(&kernel.cover, None, &mut child);
-        grow(kernel, builder, depth - 1, &child, child_rows);
+        grow(kernel, builder, depth - 1, &child, child_rows, criterion);
         kernel.pop(item(feature, value));
     }
     builder.close(node, kids);

@@ -17,6 +17,7 @@ mod depth2;
 mod evaluate;
 mod extract;
 mod greedy;
+mod incumbent;
 mod kernel;
 mod memory;
 mod order;
@@ -36,6 +37,7 @@ use crate::objective::Objective;
 use crate::stats::Weights;
 use crate::subproblem::{Decision, Limits};
 use crate::tree::{Tree, TreeBuilder};
+use incumbent::tree_cost;
 use kernel::Kernel;
 use std::ops::{Deref, DerefMut};
 
@@ -181,10 +183,18 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
         let limits = Limits::normalised(max_depth, self.config.max_nodes.unwrap_or(u32::MAX));
         self.root_limits = limits;
         let upper_bound = C::value(self.config.upper_bound);
-        let outcome = self.solve(limits, upper_bound, &stats, rows);
-        let infeasible =
-            matches!(outcome, Outcome::Infeasible(_)) || !self.below(outcome.bound(), upper_bound);
-        if !infeasible && self.config.memory.is_bounded() {
+        // a first tree; the search then looks only for trees no dearer (within rounding)
+        let incumbent = self
+            .incumbent(limits, &stats, rows)
+            .filter(|(cost, _)| self.below(*cost, upper_bound));
+        let search_bound = incumbent.as_ref().map_or(upper_bound, |(cost, _)| {
+            upper_bound.min(*cost + C::leaf(2.0 * self.tolerance), 0.0)
+        });
+        let outcome = self.solve(limits, search_bound, &stats, rows);
+        let found =
+            matches!(outcome, Outcome::Solved(..)) && self.below(outcome.bound(), search_bound);
+        let infeasible = !found && incumbent.is_none();
+        if found && self.config.memory.is_bounded() {
             for _ in 0..REPAIR_ROUNDS {
                 let repaired = memory::repair(&mut self, limits, &stats);
                 self.repaired += repaired;
@@ -196,12 +206,21 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
         let root_bound = self.cache.find(self.key()).map_or(0.0, |id| {
             self.cache.known(id, limits).lower_bound.objective()
         });
-        let tree = if infeasible {
-            let mut builder = TreeBuilder::new(self.objective, self.statistics);
-            builder.leaf(&stats, rows);
-            builder.finish()
-        } else {
-            self.extract(limits, &stats, rows)
+        let searched = found.then(|| self.extract(limits, &stats, rows));
+        let tree = match (searched, incumbent) {
+            // a search stopped early may have found nothing better than the incumbent
+            (Some(tree), Some((cost, first)))
+                if self.budget.stopped().is_some() && self.below(cost, tree_cost(&tree)) =>
+            {
+                first
+            }
+            (Some(tree), _) => tree,
+            (None, Some((_, first))) => first,
+            (None, None) => {
+                let mut builder = TreeBuilder::new(self.objective, self.statistics);
+                builder.leaf(&stats, rows);
+                builder.finish()
+            }
         };
         let lower_bound = match (infeasible, self.budget.stopped()) {
             (true, None) => self.config.upper_bound,

@@ -1,0 +1,109 @@
+//! A first tree before the exact search: the best of a greedy tree by the objective, a greedy
+//! tree by Gini impurity (as CART, for class objectives) and a lookahead tree, each of whose
+//! splits roots the optimal depth-2 subtree beneath it, its last two levels optimal. The search
+//! then looks only for trees cheaper than it, and returns it when stopped before finding one:
+//! a time limit never yields a tree worse than these.
+
+use super::greedy::{grow, Criterion};
+use super::{Cost, Engine};
+use crate::cache::KeyIndex;
+use crate::data::item;
+use crate::objective::Objective;
+use crate::subproblem::{Decision, Limits};
+use crate::tree::{Tree, TreeBuilder};
+
+/// The cost of `tree` as the search counts it (for the lexicographic order, with its leaves).
+pub(super) fn tree_cost<C: Cost>(tree: &Tree) -> C {
+    tree.nodes()
+        .iter()
+        .filter(|node| node.is_leaf())
+        .fold(C::ZERO, |sum, node| sum + C::leaf(node.leaf_cost))
+}
+
+impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
+    /// The incumbent built from the root (the current node) within `limits`, with its cost;
+    /// `None` when switched off, or under node limits, which the greedy trees ignore.
+    pub(super) fn incumbent(
+        &mut self,
+        limits: Limits,
+        stats: &[f64],
+        rows: u32,
+    ) -> Option<(C, Tree)> {
+        if !self.config.incumbent || self.config.max_nodes.is_some() || limits.is_leaf() {
+            return None;
+        }
+        let mut criteria = vec![Criterion::Objective];
+        if self.gain_order {
+            criteria.push(Criterion::Gini);
+        }
+        let mut trees: Vec<Tree> = criteria
+            .into_iter()
+            .map(|criterion| {
+                let mut builder = TreeBuilder::new(self.objective, self.statistics);
+                grow(
+                    &mut self.kernel,
+                    &mut builder,
+                    limits.depth,
+                    stats,
+                    rows,
+                    criterion,
+                );
+                builder.finish()
+            })
+            .collect();
+        let mut builder = TreeBuilder::new(self.objective, self.statistics);
+        self.lookahead(&mut builder, limits.depth, stats, rows);
+        trees.push(builder.finish());
+        trees
+            .into_iter()
+            .map(|tree| (tree_cost::<C>(&tree), tree))
+            .reduce(|best, next| {
+                if next.0.below(best.0, 0.0) {
+                    next
+                } else {
+                    best
+                }
+            })
+    }
+
+    /// Adds to `builder` the lookahead subtree of the current node within `depth`: the optimal
+    /// subtree when `depth ≤ 2`, else a split on the root of the node's optimal depth-2
+    /// subtree, and the children's lookahead subtrees. Solving those depth-2 subproblems
+    /// stores them for the search that follows.
+    fn lookahead(&mut self, builder: &mut TreeBuilder<O>, depth: u32, stats: &[f64], rows: u32) {
+        let two = Limits::normalised(depth.min(2), u32::MAX);
+        if self.budget.check().is_none() {
+            self.solve(two, C::INFINITY, stats, rows);
+        }
+        if depth <= 2 {
+            self.extract_node(builder, two, None, stats, rows);
+            return;
+        }
+        let root = self
+            .cache
+            .find(self.key())
+            .and_then(|id| self.cache.known(id, two).solution)
+            .and_then(|(_, decision)| match decision {
+                Decision::Split { feature, .. } | Decision::Terminal { feature, .. } => {
+                    Some(feature)
+                }
+                Decision::Leaf | Decision::Unsolved => None,
+            });
+        let Some(feature) = root else {
+            builder.leaf(stats, rows);
+            return;
+        };
+        let node = builder.open(feature, stats, rows);
+        let mut kids = [0; 2];
+        for (value, kid) in [false, true].into_iter().zip(&mut kids) {
+            *kid = builder.len();
+            let test = item(feature, value);
+            self.push(test);
+            let mut child = vec![0.0; stats.len()];
+            let child_rows = self.statistics.count(&self.cover, None, &mut child);
+            self.lookahead(builder, depth - 1, &child, child_rows);
+            self.pop(test);
+        }
+        builder.close(node, kids);
+    }
+}
