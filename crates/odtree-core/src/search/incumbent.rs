@@ -1,6 +1,7 @@
 //! A first tree before the exact search: the best of a greedy tree by the objective, a greedy
-//! tree by Gini impurity (as CART, for class objectives) and a lookahead tree, each of whose
-//! splits roots the optimal depth-2 subtree beneath it, its last two levels optimal. The search
+//! tree by Gini impurity (as CART, for class objectives) and lookahead trees, each of whose
+//! splits roots the optimal subtree of depth h beneath it, its last h levels optimal, for
+//! h = 2, 3, ... while time allows and h is below the depth. The search
 //! then looks only for trees cheaper than it, and returns it when stopped before finding one:
 //! a time limit never yields a tree worse than these.
 
@@ -51,9 +52,16 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
                 builder.finish()
             })
             .collect();
-        let mut builder = TreeBuilder::new(self.objective, self.statistics);
-        self.lookahead(&mut builder, limits.depth, stats, rows);
-        trees.push(builder.finish());
+        // lookahead trees of growing horizon while time allows (each from the subproblems the
+        // last one stored)
+        for horizon in 2..limits.depth.max(3) {
+            if self.budget.check_now().is_some() {
+                break;
+            }
+            let mut builder = TreeBuilder::new(self.objective, self.statistics);
+            self.lookahead(&mut builder, limits.depth, horizon, stats, rows);
+            trees.push(builder.finish());
+        }
         trees
             .into_iter()
             .map(|tree| (tree_cost::<C>(&tree), tree))
@@ -66,23 +74,30 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
             })
     }
 
-    /// Adds to `builder` the lookahead subtree of the current node within `depth`: the optimal
-    /// subtree when `depth ≤ 2`, else a split on the root of the node's optimal depth-2
-    /// subtree, and the children's lookahead subtrees. Solving those depth-2 subproblems
-    /// stores them for the search that follows.
-    fn lookahead(&mut self, builder: &mut TreeBuilder<O>, depth: u32, stats: &[f64], rows: u32) {
-        let two = Limits::normalised(depth.min(2), u32::MAX);
+    /// Adds to `builder` the lookahead subtree of the current node within `depth`, looking
+    /// `horizon` levels ahead: the optimal subtree when `depth ≤ horizon`, else a split on the
+    /// root of the node's optimal subtree of depth `horizon`, and the children's lookahead
+    /// subtrees. The subproblems solved on the way stay stored for the search that follows.
+    fn lookahead(
+        &mut self,
+        builder: &mut TreeBuilder<O>,
+        depth: u32,
+        horizon: u32,
+        stats: &[f64],
+        rows: u32,
+    ) {
+        let ahead = Limits::normalised(depth.min(horizon), u32::MAX);
         if self.budget.check().is_none() {
-            self.solve(two, C::INFINITY, stats, rows);
+            self.solve(ahead, C::INFINITY, stats, rows);
         }
-        if depth <= 2 {
-            self.extract_node(builder, two, None, stats, rows);
+        if depth <= horizon {
+            self.extract_node(builder, ahead, None, stats, rows);
             return;
         }
         let root = self
             .cache
             .find(self.key())
-            .and_then(|id| self.cache.known(id, two).solution)
+            .and_then(|id| self.cache.known(id, ahead).solution)
             .and_then(|(_, decision)| match decision {
                 Decision::Split { feature, .. } | Decision::Terminal { feature, .. } => {
                     Some(feature)
@@ -101,7 +116,7 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
             self.push(test);
             let mut child = vec![0.0; stats.len()];
             let child_rows = self.statistics.count(&self.cover, None, &mut child);
-            self.lookahead(builder, depth - 1, &child, child_rows);
+            self.lookahead(builder, depth - 1, horizon, &child, child_rows);
             self.pop(test);
         }
         builder.close(node, kids);
