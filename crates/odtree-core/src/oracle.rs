@@ -515,3 +515,33 @@ fn similarity_bound_holds_only_with_unit_min_leaf() {
         "expected counterexamples with larger minimum leaves: {violations:?}"
     );
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
+
+    /// A search stopped at any point returns a valid tree no better than the optimum and a
+    /// lower bound no higher (the incumbent, the children's bounds, the similarity bound).
+    #[test]
+    fn a_stopped_search_returns_a_valid_tree_and_bound(
+        instance in instances(),
+        depth in 1u32..=3,
+        micros in 0u64..300,
+    ) {
+        let rules = Rules::min_leaf(1);
+        let expected = instance.optimum(depth, &rules);
+        let data = Dataset::new(&instance.x, instance.n_rows, &instance.y, instance.n_classes).unwrap();
+        let solver = Solver::new(data);
+        for config in all_configs(depth, &rules).iter().step_by(7) {
+            let budget = Budget::new(Some(std::time::Duration::from_micros(micros)), None);
+            let solution = solver.solve(config, Some(&instance.weights), budget).unwrap();
+            check_tree(&solution, config);
+            let tol = 1e-9 * (1.0 + expected.abs());
+            prop_assert!(solution.objective > expected - tol);
+            prop_assert!(solution.lower_bound < expected + tol,
+                "{:?}: bound {} above the optimum {}", config, solution.lower_bound, expected);
+            if solution.status == Status::Optimal {
+                prop_assert!((solution.objective - expected).abs() < tol);
+            }
+        }
+    }
+}

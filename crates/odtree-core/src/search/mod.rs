@@ -22,6 +22,7 @@ mod kernel;
 mod memory;
 mod order;
 mod quantiles;
+mod root_bound;
 mod similarity;
 
 pub use crate::subproblem::{Cost, Lexicographic};
@@ -203,9 +204,11 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
                 }
             }
         }
-        let root_bound = self.cache.find(self.key()).map_or(0.0, |id| {
-            self.cache.known(id, limits).lower_bound.objective()
-        });
+        let root_bound = if self.budget.stopped().is_some() {
+            self.stopped_root_bound(limits, &stats, rows).objective()
+        } else {
+            0.0
+        };
         let searched = found.then(|| self.extract(limits, &stats, rows));
         let tree = match (searched, incumbent) {
             // a search stopped early may have found nothing better than the incumbent
