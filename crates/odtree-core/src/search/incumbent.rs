@@ -53,9 +53,12 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
             })
             .collect();
         // lookahead trees of growing horizon while time allows (each from the subproblems the
-        // last one stored)
+        // last one stored), until one costs nothing (no tree does better)
         for horizon in 2..limits.depth.max(3) {
-            if self.budget.check_now().is_some() {
+            let perfect = trees
+                .iter()
+                .any(|tree| !self.below(C::ZERO, C::value(tree.cost())));
+            if perfect || self.budget.check_now().is_some() {
                 break;
             }
             let mut builder = TreeBuilder::new(self.objective, self.statistics);
