@@ -5,7 +5,7 @@ from importlib.metadata import PackageNotFoundError, version
 from . import datasets
 from ._binarizer import Binarizer
 from ._classes import OptimalTreeClassifier
-from ._export import export_graphviz, export_text, plot_tree
+from ._export import export_graphviz, export_text, plot_anytime, plot_tree
 from ._features import BinaryFeature
 from ._regressor import OptimalTreeRegressor
 from ._serialize import from_json, to_json
@@ -38,6 +38,7 @@ __all__ = [
     "export_text",
     "from_json",
     "from_sklearn",
+    "plot_anytime",
     "plot_tree",
     "to_json",
 ]

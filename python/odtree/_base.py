@@ -235,6 +235,7 @@ class OptimalTreeBase(BaseEstimator):
         self.lower_bound_ = solution.lower_bound
         self.status_ = solution.status
         self.optimal_ = solution.optimal
+        self.anytime_log_ = solution.progress
         for name, attribute in CACHE_ATTRIBUTES.items():
             setattr(self, attribute, solution.cache[name])
         self._warn_status()

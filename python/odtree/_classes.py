@@ -130,6 +130,10 @@ class OptimalTreeClassifier(ClassifierMixin, OptimalTreeBase):
         ``ccp_alpha * total_weight`` per leaf.
     lower_bound_ : float
         A proven lower bound on the optimal objective (equal to ``objective_`` when optimal).
+    anytime_log_ : ndarray of shape (n_events, 3)
+        How the search went, as (seconds, objective, proven lower bound): the first tree
+        (the incumbent), each better tree found at the root, and where it ended. Bounds along
+        the way are 0; :func:`odtree.plot_anytime` draws it.
     optimal_ : bool
         Whether the tree is proven optimal.
     status_ : str

@@ -387,3 +387,40 @@ def _fitting_fontsize(ax, labels, tree) -> float:
     widest = max(len(line) for label in labels for line in label.split("\n"))
     tallest = max(label.count("\n") + 1 for label in labels)
     return float(np.clip(min(width / (0.7 * widest), height / (2.2 * tallest)), 4, 12))
+
+
+def plot_anytime(model, *, ax=None):
+    """Draw how a fit's search went: the objective of the best tree so far, and the proven
+    lower bound, against the seconds since the start (``model.anytime_log_``).
+
+    Parameters
+    ----------
+    model : fitted odtree estimator
+    ax : matplotlib Axes or None, default=None
+        Where to draw; ``None`` uses the current axes.
+
+    Returns
+    -------
+    matplotlib Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import numpy as np
+    >>> from odtree import OptimalTreeClassifier, plot_anytime
+    >>> X = np.array([[0, 1], [1, 1], [1, 0], [0, 0]])
+    >>> model = OptimalTreeClassifier(max_depth=2).fit(X, [0, 1, 1, 0])
+    >>> plot_anytime(model).get_xlabel()
+    'seconds'
+    """
+    import matplotlib.pyplot as plt
+
+    log = np.asarray(model.anytime_log_)
+    ax = plt.gca() if ax is None else ax
+    ax.step(log[:, 0], log[:, 1], where="post", marker="o", label="objective")
+    ax.step(log[:, 0], log[:, 2], where="post", marker=".", label="lower bound")
+    ax.set_xlabel("seconds")
+    ax.set_ylabel("objective")
+    ax.legend()
+    return ax

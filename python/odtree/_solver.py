@@ -42,6 +42,10 @@ class Solution:
         What the cache held and did (``cache_entries``, ``cache_peak_bytes``, ``n_wipes``, ...).
     seconds : float
         Wall time of the search.
+    progress : ndarray of shape (n_events, 3)
+        How the search went: each better tree it found at the root, then where it ended, as
+        (seconds since the start, objective, proven lower bound). The bound of a tree found
+        along the way is 0: it is proven only when the search ends.
     """
 
     tree: Tree
@@ -52,6 +56,7 @@ class Solution:
     status: str
     cache: dict = field(default_factory=dict)
     seconds: float = 0.0
+    progress: np.ndarray = field(default_factory=lambda: np.empty((0, 3)))
 
     @property
     def optimal(self) -> bool:
@@ -79,7 +84,8 @@ class Solution:
                    leaf_values=np.asarray(result["leaf_value"], dtype=np.float64),
                    objective=float(result["objective"]),
                    lower_bound=float(result["lower_bound"]), status=str(result["status"]),
-                   cache=cache, seconds=float(result["seconds"]))
+                   cache=cache, seconds=float(result["seconds"]),
+                   progress=np.asarray(result["progress"], dtype=np.float64).reshape(-1, 3))
 
 
 #: The objective inputs that are arrays of numbers (lists are accepted too).

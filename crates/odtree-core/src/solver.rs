@@ -64,6 +64,9 @@ pub struct Solution {
     pub cache: CacheReport,
     /// Wall time of the solve in seconds.
     pub seconds: f64,
+    /// How the solve went, as (seconds, objective, proven lower bound): each better tree the
+    /// search found at the root (its bound 0 until proven), then where it ended.
+    pub progress: Vec<[f64; 3]>,
 }
 
 /// Holds a dataset's bitsets so it can be solved repeatedly with other weights or settings.
@@ -136,6 +139,7 @@ impl Solver {
                 infeasible: false,
                 cache: CacheReport::default(),
                 stopped: budget.stopped(),
+                progress: Vec::new(),
                 tree,
             },
             start,
@@ -329,13 +333,18 @@ impl Solver {
             (None, true) => Status::Infeasible,
             (None, false) => Status::Optimal,
         };
+        let seconds = start.elapsed().as_secs_f64();
+        let objective = outcome.tree.cost();
+        let mut progress = outcome.progress;
+        progress.push([seconds, objective, outcome.lower_bound]);
         Solution {
-            objective: outcome.tree.cost(),
+            objective,
             tree: outcome.tree,
             lower_bound: outcome.lower_bound,
             status,
             cache: outcome.cache,
-            seconds: start.elapsed().as_secs_f64(),
+            seconds,
+            progress,
         }
     }
 }

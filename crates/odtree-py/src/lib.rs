@@ -275,6 +275,8 @@ fn solution_to_dict<'py>(py: Python<'py>, solution: &Solution) -> PyResult<Bound
         dict.set_item(name, value)?;
     }
     dict.set_item("seconds", solution.seconds)?;
+    let progress: Vec<Vec<f64>> = solution.progress.iter().map(|row| row.to_vec()).collect();
+    dict.set_item("progress", PyArray2::from_vec2(py, &progress)?)?;
     Ok(dict)
 }
 

@@ -37,44 +37,45 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
         if self.gain_order {
             criteria.push(Criterion::Gini);
         }
-        let mut trees: Vec<Tree> = criteria
-            .into_iter()
-            .map(|criterion| {
-                let mut builder = TreeBuilder::new(self.objective, self.statistics);
-                grow(
-                    &mut self.kernel,
-                    &mut builder,
-                    limits.depth,
-                    stats,
-                    rows,
-                    criterion,
-                );
-                builder.finish()
-            })
-            .collect();
+        let mut best = None;
+        for criterion in criteria {
+            let mut builder = TreeBuilder::new(self.objective, self.statistics);
+            grow(
+                &mut self.kernel,
+                &mut builder,
+                limits.depth,
+                stats,
+                rows,
+                criterion,
+            );
+            self.offer(&mut best, builder.finish());
+        }
         // lookahead trees of growing horizon while time allows (each from the subproblems the
         // last one stored), until one costs nothing (no tree does better)
         for horizon in 2..limits.depth.max(3) {
-            let perfect = trees
-                .iter()
-                .any(|tree| !self.below(C::ZERO, C::value(tree.cost())));
+            let perfect = best.as_ref().is_some_and(|(cost, _): &(C, Tree)| {
+                !self.below(C::ZERO, C::value(cost.objective()))
+            });
             if perfect || self.budget.check_now().is_some() {
                 break;
             }
             let mut builder = TreeBuilder::new(self.objective, self.statistics);
             self.lookahead(&mut builder, limits.depth, horizon, stats, rows);
-            trees.push(builder.finish());
+            self.offer(&mut best, builder.finish());
         }
-        trees
-            .into_iter()
-            .map(|tree| (tree_cost::<C>(&tree), tree))
-            .reduce(|best, next| {
-                if next.0.below(best.0, 0.0) {
-                    next
-                } else {
-                    best
-                }
-            })
+        best
+    }
+
+    /// Keeps `tree` in `best` if it is cheaper, and records the progress.
+    fn offer(&mut self, best: &mut Option<(C, Tree)>, tree: Tree) {
+        let cost = tree_cost::<C>(&tree);
+        if best
+            .as_ref()
+            .is_none_or(|(least, _)| cost.below(*least, 0.0))
+        {
+            self.note_progress(cost.objective());
+            *best = Some((cost, tree));
+        }
     }
 
     /// Adds to `builder` the lookahead subtree of the current node within `depth`, looking

@@ -41,6 +41,7 @@ use crate::tree::{Tree, TreeBuilder};
 use incumbent::tree_cost;
 use kernel::Kernel;
 use std::ops::{Deref, DerefMut};
+use std::time::Instant;
 
 /// The result of solving one node under an upper bound.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -125,6 +126,8 @@ pub struct SearchOutcome {
     pub cache: CacheReport,
     /// Why the search stopped early, if it did.
     pub stopped: Option<Stop>,
+    /// Each better tree found, as (seconds since the start, objective, proven bound).
+    pub progress: Vec<[f64; 3]>,
 }
 
 /// The depth-first branch-and-bound of DL8.5 and MurTree: the driver of the kernel that
@@ -140,6 +143,9 @@ pub(crate) struct Engine<'a, I: KeyIndex, O: Objective, C: Cost> {
     root_limits: Limits,
     /// Wiped subtrees of the best tree solved again after the search.
     repaired: usize,
+    /// Each better tree found: see [`SearchOutcome::progress`].
+    progress: Vec<[f64; 3]>,
+    started: Instant,
 }
 
 impl<'a, I: KeyIndex, O: Objective, C: Cost> Deref for Engine<'a, I, O, C> {
@@ -170,6 +176,8 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
             loop_ranks: Vec::new(),
             root_limits: Limits::normalised(0, 0),
             repaired: 0,
+            progress: Vec::new(),
+            started: Instant::now(),
         }
     }
 
@@ -236,6 +244,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
             infeasible,
             cache: self.cache_report(self.repaired),
             stopped: self.budget.stopped(),
+            progress: self.progress,
         }
     }
 
@@ -419,6 +428,10 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
                         };
                         best = Some((ub, split));
                         self.frame().best = Some(split);
+                        // a better tree at the root of the search (not of a lookahead)
+                        if self.frames.len() == 1 && limits == self.root_limits {
+                            self.note_progress(ub.objective());
+                        }
                         if !self.below(node_bound, ub) {
                             break 'features;
                         }
@@ -460,6 +473,12 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
         let outcome = self.solve(child.limits, ub, child.stats, child.rows);
         self.pop(child.item);
         outcome
+    }
+
+    /// Records a better tree of cost `objective` at the root (its bound is not proven yet).
+    pub(super) fn note_progress(&mut self, objective: f64) {
+        let seconds = self.started.elapsed().as_secs_f64();
+        self.progress.push([seconds, objective, 0.0]);
     }
 
     /// The deepest frame. Only `branch` calls this, after `solve` has pushed its frame, so

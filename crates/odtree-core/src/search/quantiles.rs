@@ -171,6 +171,7 @@ impl<'a, I: KeyIndex> Quantiles<'a, I> {
                     infeasible: infeasible[lane],
                     cache: report,
                     stopped,
+                    progress: Vec::new(),
                 }
             })
             .collect()
