@@ -130,6 +130,22 @@ pub struct SearchOutcome {
     pub progress: Vec<[f64; 3]>,
 }
 
+/// The lower bound a search proves at its root: the tree's cost once done, the upper bound
+/// when no tree beats it, else (stopped early) what it proved of the root, `root_bound`.
+fn proven_bound(
+    tree: &Tree,
+    infeasible: bool,
+    stopped: Option<Stop>,
+    root_bound: f64,
+    config: &SearchConfig,
+) -> f64 {
+    match (infeasible, stopped) {
+        (true, None) => config.upper_bound,
+        (false, None) => tree.cost(),
+        _ => root_bound,
+    }
+}
+
 /// The depth-first branch-and-bound of DL8.5 and MurTree: the driver of the kernel that
 /// today's searches use. It keeps the recursion stack, which memory bounding asks about.
 pub(crate) struct Engine<'a, I: KeyIndex, O: Objective, C: Cost> {
@@ -233,14 +249,15 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
                 builder.finish()
             }
         };
-        let lower_bound = match (infeasible, self.budget.stopped()) {
-            (true, None) => self.config.upper_bound,
-            (false, None) => tree.cost(),
-            _ => root_bound,
-        };
         SearchOutcome {
+            lower_bound: proven_bound(
+                &tree,
+                infeasible,
+                self.budget.stopped(),
+                root_bound,
+                self.config,
+            ),
             tree,
-            lower_bound,
             infeasible,
             cache: self.cache_report(self.repaired),
             stopped: self.budget.stopped(),

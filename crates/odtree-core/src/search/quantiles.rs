@@ -14,7 +14,7 @@
 use super::depth2::ranked::{self, Ranked};
 use super::kernel::Kernel;
 use super::memory::{self, Reach, Resolve, Spared};
-use super::{Level, Outcome, SearchConfig, SearchOutcome, REPAIR_ROUNDS};
+use super::{proven_bound, Level, Outcome, SearchConfig, SearchOutcome, REPAIR_ROUNDS};
 use crate::budget::Budget;
 use crate::cache::{Handle, KeyIndex};
 use crate::data::{item, Dataset, Item};
@@ -160,14 +160,15 @@ impl<'a, I: KeyIndex> Quantiles<'a, I> {
                     self.extract_as(&objective, limits, &stats, rows)
                 };
                 let root_bound = root.map_or(0.0, |id| self.cache.known(id, limits).lower_bound);
-                let lower_bound = match (infeasible[lane], stopped) {
-                    (true, None) => self.config.upper_bound,
-                    (false, None) => tree.cost(),
-                    _ => root_bound,
-                };
                 SearchOutcome {
+                    lower_bound: proven_bound(
+                        &tree,
+                        infeasible[lane],
+                        stopped,
+                        root_bound,
+                        self.config,
+                    ),
                     tree,
-                    lower_bound,
                     infeasible: infeasible[lane],
                     cache: report,
                     stopped,
