@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from odtree import (
     NotOptimalWarning,
@@ -119,6 +119,11 @@ def test_regression_matches_brute_force(case, criterion, quantile):
 
 @ORACLE
 @given(cases())
+# a subnormal coordinate: the points' scale is still a float
+@example(case={"X": np.array([[0]]), "y": np.array([0]), "target": np.array([2.22507386e-313]),
+               "weight": np.array([1.0]), "n_classes": 2,
+               "params": {"max_depth": 0, "min_samples_leaf": 1, "max_leaf_nodes": None,
+                          "ccp_alpha": 0.0, "search": "murtree", "cache": "trie"}})
 def test_clustering_matches_brute_force(case):
     points = np.column_stack([case["X"], case["target"]]).astype(float)
     w = case["weight"]

@@ -44,7 +44,7 @@ CACHE_ATTRIBUTES = {
 
 #: Parameter checks shared by every estimator.
 SEARCH_CONSTRAINTS: dict = {
-    "max_depth": [Interval(Integral, 0, 64, closed="both")],
+    "max_depth": [Interval(Integral, 0, 64, closed="both"), None],
     "min_samples_leaf": [Interval(Integral, 1, None, closed="left")],
     "time_limit": [Interval(Real, 0, None, closed="left"), None],
     "upper_bound": [Interval(Real, None, None, closed="neither"), None],

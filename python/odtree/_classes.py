@@ -23,8 +23,10 @@ class OptimalTreeClassifier(ClassifierMixin, OptimalTreeBase):
 
     Parameters
     ----------
-    max_depth : int, default=3
-        Maximum number of tests on a root-to-leaf path; 0 gives a single leaf.
+    max_depth : int or None, default=3
+        Maximum number of tests on a root-to-leaf path; 0 gives a single leaf. ``None`` (no
+        limit, the GOSDT setting) needs ``ccp_alpha > 0`` or ``max_leaf_nodes``: each leaf's
+        penalty then bounds the depth worth searching, as the search finds cheaper trees.
     min_samples_leaf : int, default=1
         Minimum number of training rows (of non-zero weight) in each leaf.
     time_limit : float or None, default=None

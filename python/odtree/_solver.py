@@ -190,6 +190,13 @@ similarity_bound, child_order, memory_limit, max_cache_entries, wipe_strategy, w
         """
         from . import _core
 
+        if max_depth is None:
+            if ccp_alpha <= 0 and max_leaf_nodes is None:
+                raise ValueError("max_depth=None needs ccp_alpha > 0 or max_leaf_nodes, which "
+                                 "bound the size of the tree")
+            # the leaf penalty or the leaves bound the depth as the search goes (and the
+            # engine's depth, 64, is beyond any tree a person reads)
+            max_depth = min(self.n_features, 64)
         weight = None
         if sample_weight is not None:
             weight = np.ascontiguousarray(sample_weight, dtype=np.float64)

@@ -251,6 +251,29 @@ impl Limits {
         }
     }
 
+    /// Each way of sharing the branching nodes left below a split between its two children,
+    /// as their limits; one way when only the depth limits the nodes (however deep).
+    pub fn divisions(self) -> impl Iterator<Item = (Limits, Limits)> {
+        let depth = self.depth.saturating_sub(1);
+        let full = Self::full_nodes(depth);
+        let depth_only = self.depth_only();
+        let below = self.nodes.saturating_sub(1);
+        let (least, most) = if depth_only {
+            (full, full)
+        } else {
+            (below - full.min(below), full.min(below))
+        };
+        (least..=most).map(move |left| {
+            let right = if depth_only { full } else { below - left };
+            (self.child(depth, left), self.child(depth, right))
+        })
+    }
+
+    /// Whether the nodes are limited by the depth alone.
+    pub fn depth_only(self) -> bool {
+        self.nodes == Self::full_nodes(self.depth)
+    }
+
     /// Whether only a leaf fits.
     pub fn is_leaf(self) -> bool {
         self.depth == 0 || self.nodes == 0

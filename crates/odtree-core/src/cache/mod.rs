@@ -209,6 +209,11 @@ pub struct Cache<I, C> {
     /// Per id: the strategy's score (reuses and work, or keys created while it was solved).
     scores: Vec<u32>,
     stats: CacheStats,
+    /// The least cost of any leaf (a leaf penalty), when positive: a tree deeper than `d`
+    /// then costs at least `d + 2` of it (see [`Cache::known`]).
+    least_leaf: C,
+    /// The rounding noise of costs, within which [`Cache::known`] compares them to that.
+    tolerance: f64,
 }
 
 /// Bytes a vector of `len` items, `capacity` slots and `free` reusable slots may add when
@@ -238,7 +243,27 @@ impl<I: KeyIndex, C: Cost> Cache<I, C> {
             generations: vec![0; per_id],
             scores: vec![0; per_id],
             stats: CacheStats::default(),
+            least_leaf: C::ZERO,
+            tolerance: 0.0,
         }
+    }
+
+    /// Tells the cache that every leaf costs at least `least_leaf`, costs being equal within
+    /// `tolerance` (the search's trees have no node limit).
+    pub fn set_least_leaf(&mut self, least_leaf: C, tolerance: f64) {
+        self.least_leaf = least_leaf;
+        self.tolerance = tolerance;
+    }
+
+    /// The least cost of any leaf (zero when not known).
+    pub fn least_leaf(&self) -> C {
+        self.least_leaf
+    }
+
+    /// The least cost of a tree deeper than `depth` when every leaf costs at least
+    /// `least_leaf`: it has at least `depth + 2` leaves.
+    pub fn deeper_than(&self, depth: u32) -> C {
+        (0..depth + 2).fold(C::ZERO, |sum, _| sum + self.least_leaf)
     }
 
     /// The id of the subproblem `key`, if cached.
@@ -346,20 +371,43 @@ impl<I: KeyIndex, C: Cost> Cache<I, C> {
     /// What is known of subproblem `id` under `budget`: a solution stored for a budget at
     /// least as large whose tree fits this one (MurTree Prop. 10), and the largest lower bound
     /// stored for a budget at least as large (Prop. 11), both in the budget's lane.
+    ///
+    /// With a least leaf cost, a shallower budget of depth `d` tells about a deeper one too:
+    /// every tree deeper than `d` costs at least `c = deeper_than(d)`, so its bound `b` gives
+    /// `min(b, c)`, and a solution costing at most `c` is optimal at every depth. A search
+    /// under an upper bound below `c` thus solves the shallower budget.
     pub fn known(&self, id: u32, budget: Limits) -> Known<C> {
         let mut known = Known {
             solution: None,
             lower_bound: C::ZERO,
         };
+        let floored = C::ZERO.below(self.least_leaf, 0.0);
         for entry in self.entries_of(id) {
             let b = entry.limits;
-            if b.depth < budget.depth || b.nodes < budget.nodes || b.lane != budget.lane {
+            if b.lane != budget.lane {
                 continue;
             }
-            known.lower_bound = known.lower_bound.max(entry.lower_bound);
-            let size = entry.decision.size();
-            if entry.is_solved() && size <= budget.nodes && b.depth.min(size) <= budget.depth {
-                known.solution = Some((entry.cost, entry.decision));
+            if b.depth >= budget.depth && b.nodes >= budget.nodes {
+                known.lower_bound = known.lower_bound.max(entry.lower_bound);
+                let size = entry.decision.size();
+                if entry.is_solved() && size <= budget.nodes && b.depth.min(size) <= budget.depth {
+                    known.solution = Some((entry.cost, entry.decision));
+                }
+            } else if floored
+                && b.depth < budget.depth
+                && b.nodes >= budget.nodes.min(Limits::full_nodes(b.depth))
+            {
+                // the entry covers every tree of the budget as shallow as its own
+                let deeper = self.deeper_than(b.depth);
+                let bound = entry.lower_bound.min(deeper, self.tolerance);
+                known.lower_bound = known.lower_bound.max(bound);
+                let size = entry.decision.size();
+                if entry.is_solved()
+                    && size <= budget.nodes
+                    && !deeper.below(entry.cost, self.tolerance)
+                {
+                    known.solution.get_or_insert((entry.cost, entry.decision));
+                }
             }
         }
         known

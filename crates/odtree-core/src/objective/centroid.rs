@@ -31,7 +31,8 @@ impl CentroidDistance {
             return Err(OdtError::InvalidData("points must be finite".into()));
         }
         let largest = points.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-        let unit = if largest > 0.0 {
+        // subnormal coordinates keep their scale: a power of two that small is not a float
+        let unit = if largest >= f64::MIN_POSITIVE {
             2f64.powi(largest.log2().floor() as i32)
         } else {
             1.0
@@ -121,5 +122,8 @@ mod tests {
         let two = Weights::new(None, 2).unwrap();
         assert!(CentroidDistance::new(vec![1e308, -1e308], 1, &two).is_err());
         assert!(CentroidDistance::new(vec![0.0; 4], 2, &weights).is_err());
+        // subnormal coordinates: a finite unit
+        let tiny = CentroidDistance::new(vec![2.2e-313, 0.0, 0.0, 0.0, 0.0, 0.0], 2, &weights);
+        assert!(tiny.unwrap().unit.is_normal());
     }
 }

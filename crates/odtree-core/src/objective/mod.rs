@@ -81,6 +81,11 @@ pub trait Objective: Sync {
     /// Frees what [`held_bytes`](Self::held_bytes) counts (results that can be computed
     /// again), when the memory limit needs room.
     fn release(&self) {}
+    /// The least cost of any leaf: a fixed penalty per leaf, as leaf costs are never
+    /// negative. Every tree then costs at least this per leaf, which bounds its size.
+    fn least_leaf(&self) -> f64 {
+        0.0
+    }
     /// `Some(c)` when, for two classes, a leaf with class weights `[a, b]` costs
     /// `min(a, b) + c`: the depth-2 solver then works on integer counts.
     fn two_class_minority(&self) -> Option<f64> {
@@ -130,6 +135,10 @@ impl<O: Objective> Objective for Penalised<O> {
 
     fn capabilities(&self) -> Capabilities {
         self.inner.capabilities()
+    }
+
+    fn least_leaf(&self) -> f64 {
+        self.inner.least_leaf() + self.per_leaf
     }
 
     fn two_class_minority(&self) -> Option<f64> {

@@ -16,8 +16,10 @@ impl<I: KeyIndex, O: Objective, C: Cost> Kernel<'_, I, O, C> {
         let known = self
             .find_child(child.item)
             .map(|id| self.cache.known(id, child.limits));
-        known.map_or(C::ZERO, |k| {
-            k.solution.map_or(k.lower_bound, |(cost, _)| cost)
+        let floor = self.node_floor(child.leaf_cost);
+        known.map_or(floor, |k| {
+            k.solution
+                .map_or(k.lower_bound.max(floor), |(cost, _)| cost)
         })
     }
 

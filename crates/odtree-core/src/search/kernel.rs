@@ -124,6 +124,30 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
         a.below(b, self.tolerance)
     }
 
+    /// A lower bound on the cost of a node whose leaf costs `leaf`: the leaf, or a split with
+    /// two leaves at least, each costing at least the least leaf cost.
+    #[inline]
+    pub(super) fn node_floor(&self, leaf: C) -> C {
+        leaf.min(self.cache.deeper_than(0), self.tolerance)
+    }
+
+    /// The limits under which a search for a tree cheaper than `ub` within `limits` finds
+    /// the same trees, when a least leaf cost makes deeper trees too dear (`None`: the same).
+    pub(super) fn useful_limits(&self, limits: Limits, ub: C) -> Option<Limits> {
+        let least = self.cache.least_leaf();
+        if !C::ZERO.below(least, 0.0) || !limits.depth_only() {
+            return None;
+        }
+        let mut deeper = least + least;
+        for depth in 0..limits.depth {
+            if !self.below(deeper, ub) {
+                return Some(limits.child(depth, u32::MAX));
+            }
+            deeper = deeper + least;
+        }
+        None
+    }
+
     /// The cache key of the current node.
     #[inline]
     pub(super) fn key(&self) -> Key<'_> {

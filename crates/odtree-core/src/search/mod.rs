@@ -204,6 +204,11 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
         // rounding noise grows with the numbers costs are made of; relative to them, so that
         // scaling weights, targets or points by any factor gives the same tree
         self.tolerance = 1e-9 * self.objective.cost_scale(&stats);
+        if self.config.max_nodes.is_none() {
+            let least_leaf = C::leaf(self.objective.least_leaf());
+            let tolerance = self.tolerance;
+            self.cache.set_least_leaf(least_leaf, tolerance);
+        }
         let max_depth = self.config.max_depth.min(self.data.n_features() as u32);
         let limits = Limits::normalised(max_depth, self.config.max_nodes.unwrap_or(u32::MAX));
         self.root_limits = limits;
@@ -273,6 +278,14 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
         if limits.is_leaf() && !self.cache_leaves {
             return Outcome::Solved(leaf_cost, 0);
         }
+        if let Some(useful) = self.useful_limits(limits, ub) {
+            // with a least leaf cost, no deeper tree costs less than `ub`
+            let deeper = self.cache.deeper_than(useful.depth);
+            return match self.solve(useful, ub, stats, rows) {
+                Outcome::Solved(cost, size) if self.below(cost, ub) => Outcome::Solved(cost, size),
+                outcome => Outcome::Infeasible(outcome.bound().min(deeper, self.tolerance)),
+            };
+        }
         if self.config.memory.is_bounded() && !memory::make_room(self) {
             return Outcome::Solved(leaf_cost, 0);
         }
@@ -282,7 +295,8 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
         if let Some((cost, decision)) = known.solution {
             return Outcome::Solved(cost, decision.size());
         }
-        let lower_bound = self.similarity_bound(id, limits, known.lower_bound);
+        let known_bound = known.lower_bound.max(self.node_floor(leaf_cost));
+        let lower_bound = self.similarity_bound(id, limits, known_bound);
         if !self.below(lower_bound, ub) {
             return Outcome::Infeasible(lower_bound);
         }
@@ -358,9 +372,6 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
             ub = leaf;
         }
         let mut refined = C::INFINITY;
-        let child_depth = limits.depth - 1;
-        let most = Limits::full_nodes(child_depth).min(limits.nodes - 1);
-        let least = limits.nodes - 1 - most;
         level.negative.resize(len, 0.0);
         let costly = self.objective.costly();
         'features: for index in 0..level.candidates.len() {
@@ -401,9 +412,9 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
                 ChildOrder::LeftFirst => false,
                 ChildOrder::LargerLeafCostFirst => !right.leaf_cost.below(left.leaf_cost, 0.0),
             };
-            for left_nodes in least..=most {
-                left.limits = Limits::normalised(child_depth, left_nodes);
-                right.limits = Limits::normalised(child_depth, limits.nodes - 1 - left_nodes);
+            for (left_limits, right_limits) in limits.divisions() {
+                left.limits = left_limits;
+                right.limits = right_limits;
                 let (first, second) = if right_first {
                     (right, left)
                 } else {

@@ -300,9 +300,6 @@ impl<'a, I: KeyIndex> Quantiles<'a, I> {
             }
         }
         let limits = node.limits;
-        let child_depth = limits.depth - 1;
-        let most = Limits::full_nodes(child_depth).min(limits.nodes - 1);
-        let least = limits.nodes - 1 - most;
         'features: for index in 0..level.candidates.len() {
             let f = level.candidates[index];
             self.frame().feature = Some(f);
@@ -314,11 +311,8 @@ impl<'a, I: KeyIndex> Quantiles<'a, I> {
                 (item(f, false), negative, node.rows - positive_rows),
                 (item(f, true), positive, positive_rows),
             ];
-            for left_nodes in least..=most {
-                let child_limits = [
-                    limits.child(child_depth, left_nodes),
-                    limits.child(child_depth, limits.nodes - 1 - left_nodes),
-                ];
+            for (left, right) in limits.divisions() {
+                let child_limits = [left, right];
                 let [first_bound, second_bound] =
                     [0, 1].map(|k| self.known_bounds(sides[k].0, child_limits[k], sides[k].1));
                 let first_ub: Bounds = (0..lanes)

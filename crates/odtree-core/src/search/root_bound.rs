@@ -25,26 +25,24 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
         let mut level = std::mem::take(&mut self.levels[depth]);
         self.valid_splits(&mut level, rows);
         let mut least = C::leaf(self.objective.leaf_cost(stats));
-        let child_depth = limits.depth - 1;
-        let most = Limits::full_nodes(child_depth).min(limits.nodes - 1);
         let mut child_stats = vec![0.0; stats.len()];
         for &f in &level.candidates {
-            for left_nodes in limits.nodes - 1 - most..=most {
-                let nodes = [left_nodes, limits.nodes - 1 - left_nodes];
+            for (left, right) in limits.divisions() {
                 let mut sum = C::ZERO;
-                for (value, nodes) in [false, true].into_iter().zip(nodes) {
+                for (value, limits) in [(false, left), (true, right)] {
                     let test = item(f, value);
-                    let limits = limits.child(child_depth, nodes);
+                    self.push(test);
+                    self.statistics.count(&self.cover, None, &mut child_stats);
+                    self.pop(test);
+                    let leaf = C::leaf(self.objective.leaf_cost(&child_stats));
                     // the proven bound only: a solution stored once the search stopped is
                     // no optimum (a proven one has its cost as its bound)
                     let known = if limits.is_leaf() {
-                        self.push(test);
-                        self.statistics.count(&self.cover, None, &mut child_stats);
-                        self.pop(test);
-                        C::leaf(self.objective.leaf_cost(&child_stats))
+                        leaf
                     } else {
                         self.find_child(test)
                             .map_or(C::ZERO, |id| self.cache.known(id, limits).lower_bound)
+                            .max(self.node_floor(leaf))
                     };
                     sum = sum + known.max(self.similar_child(test, limits));
                 }
