@@ -122,3 +122,10 @@ def test_parameters_the_estimator_rejects_exit_with_2(capsys):
 def test_demo(capsys):
     code, out, _ = run(capsys, "demo", "--no-progress")
     assert code == 0 and "class: benign" in out and "training accuracy: 0.9" in out
+
+
+@pytest.mark.usefixtures("fitted_cli")
+def test_verbose_prints_the_progress_on_stderr(capsys):
+    code, out, err = run(capsys, "fit", str(DATA_DIR / "zoo-1.txt"), "--max-depth", "2", "-v")
+    assert code == 0 and out.startswith("|--- ")
+    assert "objective" in err and "gap" in err and "(end)" in err

@@ -7,6 +7,7 @@ from ._binarizer import Binarizer
 from ._classes import OptimalTreeClassifier
 from ._export import export_graphviz, export_text, plot_anytime, plot_tree
 from ._features import BinaryFeature
+from ._progress import Progress
 from ._regressor import OptimalTreeRegressor
 from ._serialize import from_json, to_json
 from ._sklearn_import import from_sklearn
@@ -29,6 +30,7 @@ __all__ = [
     "OptimalTreeClusterer",
     "OptimalTreePredictor",
     "OptimalTreeRegressor",
+    "Progress",
     "Solution",
     "Solver",
     "Tree",

@@ -50,6 +50,8 @@ SEARCH_CONSTRAINTS: dict = {
     "upper_bound": [Interval(Real, None, None, closed="neither"), None],
     "max_leaf_nodes": [Interval(Integral, 1, None, closed="left"), None],
     "ccp_alpha": [Interval(Real, 0, None, closed="left")],
+    "verbose": ["verbose"],
+    "callback": [callable, None],
     "lexicographic": ["boolean"],
     "search": [StrOptions({"murtree", "dl85"})],
     "cache": [StrOptions({"trie", "hash", "dataset"}), None],
@@ -203,7 +205,7 @@ class OptimalTreeBase(BaseEstimator):
             weight[kept], **settings, time_limit=time_limit,
             upper_bound=getattr(self, "upper_bound", None),  # clusterers have none
             max_leaf_nodes=self.max_leaf_nodes if max_leaf_nodes is None else max_leaf_nodes,
-            **objective)
+            verbose=self.verbose, callback=self.callback, **objective)
         solutions = solution if isinstance(solution, list) else [solution]
         for one in solutions:
             if stopped is not None and one.status != "infeasible":
@@ -257,6 +259,9 @@ class OptimalTreeBase(BaseEstimator):
             warnings.warn("the memory limit is too small for the entries the search cannot "
                           "spare: the tree is the best found so far and may not be optimal",
                           NotOptimalWarning, stacklevel=5)
+        elif self.status_ == "stopped":
+            warnings.warn("the callback stopped the search: the tree is the best found so far "
+                          "and may not be optimal", NotOptimalWarning, stacklevel=5)
         elif self.status_ == "time_limit":
             warnings.warn(f"time limit of {self.time_limit} s reached: the tree is the best found "
                           "so far and may not be optimal", NotOptimalWarning, stacklevel=5)

@@ -107,6 +107,15 @@ class OptimalTreeClassifier(ClassifierMixin, OptimalTreeBase):
         given as an int64 array of row positions in the ``X`` passed to ``fit``. Slower than
         ``fast_error_function``: the search cannot use its depth-2 solver. Called once per
         distinct set of rows.
+    verbose : int, default=0
+        With 1 or more, print the search's progress as it goes: each better tree's objective,
+        the proven bound and the gap between them, time-stamped, at most four lines a second,
+        and where it ended.
+    callback : callable or None, default=None
+        ``callback(event)`` for the same events, each an :class:`odtree.Progress` (``seconds``,
+        ``objective``, ``bound``, ``gap``, ``final``). Returning true stops the search, which
+        returns the best tree so far with ``status_ = "stopped"``; what it raises stops the
+        search and is raised by ``fit``.
 
     Attributes
     ----------
@@ -184,8 +193,11 @@ class OptimalTreeClassifier(ClassifierMixin, OptimalTreeBase):
                  similarity_bound=None, child_order=None, memory_limit=None,
                  max_cache_entries=None, wipe_strategy="reuses", wipe_factor=0.1,
                  thresholds="quantile", n_thresholds=10, cost_matrix=None,
-                 fast_error_function=None, error_function=None):
+                 fast_error_function=None, error_function=None,
+                 verbose=0, callback=None):
         self.max_depth = max_depth
+        self.verbose = verbose
+        self.callback = callback
         self.min_samples_leaf = min_samples_leaf
         self.time_limit = time_limit
         self.upper_bound = upper_bound

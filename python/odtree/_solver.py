@@ -13,6 +13,7 @@ import numpy as np
 from sklearn.utils.validation import check_array
 
 from ._memory import parse_bytes
+from ._progress import Watcher
 from ._tree import Tree
 
 
@@ -36,8 +37,8 @@ class Solution:
     lower_bound : float
         A proven lower bound on the optimal objective.
     status : str
-        ``"optimal"``, ``"time_limit"``, ``"interrupted"``, ``"memory_limit"`` or
-        ``"infeasible"``.
+        ``"optimal"``, ``"time_limit"``, ``"interrupted"``, ``"memory_limit"``,
+        ``"stopped"`` (by a progress callback) or ``"infeasible"``.
     cache : dict
         What the cache held and did (``cache_entries``, ``cache_peak_bytes``, ``n_wipes``, ...).
     seconds : float
@@ -164,7 +165,8 @@ class Solver:
               search="murtree", cache=None, branching=None, depth2_solver=None,
               incremental_counting=None, similarity_bound=None, child_order=None,
               memory_limit=None, max_cache_entries=None, wipe_strategy="reuses",
-              wipe_factor=0.1, objective="misclassification", **inputs):
+              wipe_factor=0.1, objective="misclassification", verbose=0, callback=None,
+              **inputs):
         """The optimal tree for these weights, limits and objective.
 
         Parameters
@@ -179,6 +181,9 @@ similarity_bound, child_order, memory_limit, max_cache_entries, wipe_strategy, w
             ``"misclassification"``, ``"cost_matrix"``, ``"squared_error"``,
             ``"absolute_error"``, ``"quantile"``, ``"quantiles"``, ``"centroid"``,
             ``"fast_error_function"`` or ``"error_function"``.
+        verbose, callback
+            As in :class:`OptimalTreeClassifier`: print the progress, and hand each
+            :class:`Progress` event to ``callback``, which stops the search by returning true.
         **inputs
             What the objective needs: ``cost_matrix``, ``targets``, ``quantile``,
             ``quantiles``, ``points``, or ``function`` (and ``labelled``) for a callback.
@@ -217,10 +222,16 @@ similarity_bound, child_order, memory_limit, max_cache_entries, wipe_strategy, w
             wipe_factor=float(wipe_factor), time_limit=time_limit)
         for name in _ARRAY_INPUTS.intersection(inputs):
             inputs[name] = np.ascontiguousarray(inputs[name], dtype=np.float64)
-        result = self._core.solve(config, objective=objective, sample_weight=weight, **inputs)
-        if isinstance(result, list):
-            return [Solution._from_result(one) for one in result]
-        return Solution._from_result(result)
+        watcher = Watcher(verbose, callback)
+        progress = watcher if watcher.active else None
+        result = self._core.solve(config, objective=objective, sample_weight=weight,
+                                  progress=progress, **inputs)
+        solutions = [Solution._from_result(one) for one in
+                     (result if isinstance(result, list) else [result])]
+        if progress is not None and len(solutions[0].progress):
+            seconds, objective_value, bound = solutions[0].progress[-1]
+            watcher(seconds, objective_value, bound, final=True)
+        return solutions if isinstance(result, list) else solutions[0]
 
     def __getstate__(self):
         raise TypeError("a Solver holds compiled bitsets and cannot be pickled; pickle the "

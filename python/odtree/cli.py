@@ -89,6 +89,9 @@ def _parser() -> argparse.ArgumentParser:
     fit.add_argument("--format", choices=("text", "json", "dot"), default="text",
                      help="output: indented text, odtree JSON or Graphviz DOT (default: text)")
     fit.add_argument("--target", metavar="COL", help="label column of a CSV file (required there)")
+    fit.add_argument("-v", "--verbose", action="store_true",
+                     help="print each better tree's objective, the proven bound and the gap on "
+                          "stderr as the search goes (instead of the search time)")
     fit.set_defaults(run=_run_fit)
 
     demo = commands.add_parser(
@@ -101,9 +104,15 @@ def _parser() -> argparse.ArgumentParser:
 
 def _run_fit(args) -> int:
     X, y = _read_data(args.file, args.target)
+    watch = None
+    if args.verbose:
+        from odtree._progress import Watcher
+
+        watcher = Watcher(verbose=1, stream=sys.stderr)
+        watch = lambda event: watcher(*event)  # noqa: E731 (never stops the search)
     model = _estimator(max_depth=args.max_depth, min_samples_leaf=args.min_samples_leaf,
-                       time_limit=args.time_limit)
-    _fit(model, X, y, args.progress)
+                       time_limit=args.time_limit, callback=watch)
+    _fit(model, X, y, False if args.verbose else args.progress)
     if args.format == "json":
         print(to_json(model, indent=2))
     elif args.format == "dot":

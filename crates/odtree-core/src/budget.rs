@@ -1,7 +1,7 @@
 //! The resources one search may use: a deadline and an interrupt flag, owned by the fit.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Why a search stopped before proving optimality.
@@ -15,6 +15,10 @@ pub enum Stop {
     MemoryLimit,
 }
 
+/// Where a search posts each better tree as it finds it, as (seconds since the start,
+/// objective, proven bound), for a watcher in another thread to take.
+pub type Feed = Arc<Mutex<Vec<[f64; 3]>>>;
+
 /// Limits for one search. Each fit owns its budget, so parallel fits never interfere.
 #[derive(Clone, Debug, Default)]
 pub struct Budget {
@@ -22,6 +26,7 @@ pub struct Budget {
     interrupt: Option<Arc<AtomicBool>>,
     ticks: u32,
     stopped: Option<Stop>,
+    feed: Option<Feed>,
 }
 
 /// How many checks are skipped between two reads of the clock.
@@ -37,6 +42,24 @@ impl Budget {
             // the first check reads the clock, so a limit already spent stops at once
             ticks: CLOCK_EVERY - 1,
             stopped: None,
+            feed: None,
+        }
+    }
+
+    /// The same budget, posting the search's progress to `feed` as it goes.
+    pub fn with_feed(self, feed: Feed) -> Self {
+        Self {
+            feed: Some(feed),
+            ..self
+        }
+    }
+
+    /// Posts a progress event to the feed, if there is one.
+    pub fn post(&self, event: [f64; 3]) {
+        if let Some(feed) = &self.feed {
+            // a watcher that panicked holding the lock leaves the events readable
+            let mut events = feed.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            events.push(event);
         }
     }
 

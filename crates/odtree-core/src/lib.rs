@@ -34,7 +34,7 @@ mod oracle;
 #[cfg(test)]
 mod oracle_objectives;
 
-pub use budget::{Budget, Stop};
+pub use budget::{Budget, Feed, Stop};
 pub use cache::{CacheReport, WipeStrategy};
 pub use data::Dataset;
 pub use error::{OdtError, Result};

@@ -33,6 +33,8 @@ pub enum Status {
     Greedy,
     /// The memory limits stopped the search; the tree is the best found.
     MemoryLimit,
+    /// The caller's progress callback stopped the search; the tree is the best found.
+    Stopped,
 }
 
 impl Status {
@@ -45,6 +47,7 @@ impl Status {
             Status::Infeasible => "infeasible",
             Status::Greedy => "greedy",
             Status::MemoryLimit => "memory_limit",
+            Status::Stopped => "stopped",
         }
     }
 }

@@ -9,13 +9,14 @@ use config::PyConfig;
 use numpy::{PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use odtree_core::objective::ByRows;
 use odtree_core::{
-    Budget, Dataset, OdtError, Result, SearchConfig, Solution, Solver, Status, Task, TaskInputs,
+    Budget, Dataset, Feed, OdtError, Result, SearchConfig, Solution, Solver, Status, Task,
+    TaskInputs,
 };
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc};
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
 
 /// How often the waiting thread looks for Ctrl-C while the search runs.
@@ -99,9 +100,13 @@ impl PySolver {
     /// "fast_error_function" (class weights). With `labelled`, the callback must return a
     /// class index with its error; without, the index is ignored (rows) or optional, the
     /// heaviest class standing in (class weights).
+    ///
+    /// `progress(seconds, objective, bound)` is called with the GIL, in this thread, for each
+    /// better tree the search finds; when it returns true the search stops (status
+    /// "stopped"), and what it raises stops the search and is raised here.
     #[pyo3(signature = (config, *, objective="misclassification", sample_weight=None,
                         cost_matrix=None, targets=None, quantile=0.5, quantiles=None,
-                        points=None, function=None, labelled=true))]
+                        points=None, function=None, labelled=true, progress=None))]
     #[allow(clippy::too_many_arguments)]
     fn solve<'py>(
         &self,
@@ -116,6 +121,7 @@ impl PySolver {
         points: Option<PyReadonlyArray2<f64>>,
         function: Option<Py<PyAny>>,
         labelled: bool,
+        progress: Option<Py<PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let weights: Option<Vec<f64>> = sample_weight.map(|w| w.as_array().to_vec());
         let interrupt = Arc::new(AtomicBool::new(false));
@@ -155,7 +161,11 @@ impl PySolver {
             }
         };
         let several = matches!(task, Objective::BuiltIn(Task::Quantiles { .. }));
-        let budget = Budget::new(config.time_limit, Some(interrupt.clone()));
+        let mut budget = Budget::new(config.time_limit, Some(interrupt.clone()));
+        let feed: Feed = Arc::new(Mutex::new(Vec::new()));
+        if progress.is_some() {
+            budget = budget.with_feed(feed.clone());
+        }
         let search = config.search.clone();
         let solver = self.solver.clone();
         let (sender, receiver) = mpsc::channel();
@@ -164,13 +174,23 @@ impl PySolver {
             let _ = sender.send(result);
         });
         let flag = interrupt.clone();
-        let (result, sigints, other_error) = py.detach(move || {
-            let (mut sigints, mut other_error) = (0u32, None::<PyErr>);
+        let (result, sigints, other_error, stop_asked) = py.detach(move || {
+            let (mut sigints, mut other_error, mut stop_asked) = (0u32, None::<PyErr>, false);
             let result = loop {
-                match receiver.recv_timeout(SIGNAL_POLL) {
-                    Ok(result) => break Some(result),
-                    Err(mpsc::RecvTimeoutError::Disconnected) => break None,
-                    Err(mpsc::RecvTimeoutError::Timeout) => Python::attach(|py| {
+                let received = receiver.recv_timeout(SIGNAL_POLL);
+                Python::attach(|py| {
+                    if let Some(progress) = &progress {
+                        // each new event, also those posted as the search ended
+                        match watch(py, progress, &feed) {
+                            Ok(true) => stop_asked = true,
+                            Ok(false) => {}
+                            Err(error) => other_error = other_error.take().or(Some(error)),
+                        }
+                        if stop_asked || other_error.is_some() {
+                            flag.store(true, Ordering::Relaxed);
+                        }
+                    }
+                    if received.is_err() {
                         if let Err(error) = py.check_signals() {
                             flag.store(true, Ordering::Relaxed);
                             if error.is_instance_of::<PyKeyboardInterrupt>(py) {
@@ -179,10 +199,15 @@ impl PySolver {
                                 other_error = Some(error);
                             }
                         }
-                    }),
+                    }
+                });
+                match received {
+                    Ok(result) => break Some(result),
+                    Err(mpsc::RecvTimeoutError::Disconnected) => break None,
+                    Err(mpsc::RecvTimeoutError::Timeout) => {}
                 }
             };
-            (result, sigints, other_error)
+            (result, sigints, other_error, stop_asked)
         });
         let _ = worker.join();
         if let Some(error) = failure.take().or(other_error) {
@@ -210,6 +235,13 @@ impl PySolver {
                 solution.lower_bound = solution.lower_bound.min(0.0);
             }
         }
+        if stop_asked && sigints == 0 {
+            for solution in &mut solutions {
+                if solution.status == Status::Interrupted {
+                    solution.status = Status::Stopped;
+                }
+            }
+        }
         if several {
             let dicts = solutions
                 .iter()
@@ -230,6 +262,22 @@ impl PySolver {
             data.n_classes(),
         )
     }
+}
+
+/// Calls `progress` for each event posted to `feed` since the last call; true when one of
+/// the calls asked the search to stop.
+fn watch(py: Python<'_>, progress: &Py<PyAny>, feed: &Feed) -> PyResult<bool> {
+    let events: Vec<[f64; 3]> = {
+        let mut posted = feed.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        std::mem::take(&mut *posted)
+    };
+    let mut stop = false;
+    for [seconds, objective, bound] in events {
+        stop |= progress
+            .call1(py, (seconds, objective, bound))?
+            .is_truthy(py)?;
+    }
+    Ok(stop)
 }
 
 /// Converts a solution into plain Python and numpy values.

@@ -507,6 +507,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
     pub(super) fn note_progress(&mut self, objective: f64) {
         let seconds = self.started.elapsed().as_secs_f64();
         self.progress.push([seconds, objective, 0.0]);
+        self.budget.post([seconds, objective, 0.0]);
     }
 
     /// The deepest frame. Only `branch` calls this, after `solve` has pushed its frame, so

@@ -1,0 +1,73 @@
+"""Watching a search as it goes: the events it reports, printed with ``verbose=1`` and handed
+to a ``callback``, which may stop it."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from typing import NamedTuple
+
+#: Printed lines are at least this many seconds apart (but for the last).
+PRINT_EVERY = 0.25
+
+
+class Progress(NamedTuple):
+    """One event of a search: a better tree found, or the end.
+
+    Attributes
+    ----------
+    seconds : float
+        Seconds since the search started.
+    objective : float
+        The objective of the best tree so far.
+    bound : float
+        A proven lower bound on the optimal objective (0 until the search proves one).
+    final : bool
+        Whether the search has ended.
+    """
+
+    seconds: float
+    objective: float
+    bound: float
+    final: bool = False
+
+    @property
+    def gap(self) -> float:
+        """``(objective - bound) / objective``: 0 once the tree is proven optimal."""
+        if self.objective <= 0:
+            return 0.0
+        return max(0.0, (self.objective - self.bound) / self.objective)
+
+    def __str__(self) -> str:
+        end = " (end)" if self.final else ""
+        return (f"[{self.seconds:8.2f} s] objective {self.objective:<12.6g} "
+                f"bound {self.bound:<12.6g} gap {self.gap:7.2%}{end}")
+
+
+class Watcher:
+    """Prints the events (``verbose > 0``) and hands them to ``callback``, whose true return
+    value asks the search to stop."""
+
+    def __init__(self, verbose: int = 0, callback: Callable[[Progress], object] | None = None,
+                 stream=None):
+        self.verbose = verbose
+        self.callback = callback
+        self.stream = stream
+        self._printed = -float("inf")
+
+    @property
+    def active(self) -> bool:
+        """Whether anything watches."""
+        return bool(self.verbose) or self.callback is not None
+
+    def __call__(self, seconds: float, objective: float, bound: float,
+                 final: bool = False) -> bool:
+        event = Progress(seconds, objective, bound, final)
+        now = time.monotonic()
+        if self.verbose and (final or now - self._printed >= PRINT_EVERY):
+            self._printed = now
+            print(event, file=self.stream or sys.stdout, flush=True)
+        if self.callback is None:
+            return False
+        return bool(self.callback(event))
