@@ -64,7 +64,8 @@ def test_default_parameters():
         "similarity_bound": None, "child_order": None, "memory_limit": None,
         "max_cache_entries": None, "wipe_strategy": "reuses", "wipe_factor": 0.1,
         "thresholds": "quantile", "n_thresholds": 10, "cost_matrix": None,
-        "fast_error_function": None, "error_function": None, "verbose": 0, "callback": None,
+        "fast_error_function": None, "error_function": None, "anytime": None, "verbose": 0,
+        "callback": None,
     }
     with pytest.raises(TypeError):
         OptimalTreeClassifier(3, 1, None, None, "dl85")  # search is keyword-only

@@ -50,6 +50,7 @@ SEARCH_CONSTRAINTS: dict = {
     "upper_bound": [Interval(Real, None, None, closed="neither"), None],
     "max_leaf_nodes": [Interval(Integral, 1, None, closed="left"), None],
     "ccp_alpha": [Interval(Real, 0, None, closed="left")],
+    "anytime": ["boolean", None],
     "verbose": ["verbose"],
     "callback": [callable, None],
     "lexicographic": ["boolean"],
@@ -180,7 +181,7 @@ class OptimalTreeBase(BaseEstimator):
     _SOLVE_SETTINGS = ("max_depth", "min_samples_leaf", "lexicographic", "search", "cache",
                        "branching", "depth2_solver", "incremental_counting", "similarity_bound",
                        "child_order", "memory_limit", "max_cache_entries", "wipe_strategy",
-                       "wipe_factor", "ccp_alpha")
+                       "wipe_factor", "ccp_alpha", "anytime")
 
     def _fit_tree(self, binary_X, labels, n_classes, weight, *, max_leaf_nodes=None,
                   **objective):

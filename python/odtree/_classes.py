@@ -107,6 +107,12 @@ class OptimalTreeClassifier(ClassifierMixin, OptimalTreeBase):
         given as an int64 array of row positions in the ``X`` passed to ``fit``. Slower than
         ``fast_error_function``: the search cannot use its depth-2 solver. Called once per
         distinct set of rows.
+    anytime : bool or None, default=None
+        Under a time limit, before the proof, search again and again among the splits a
+        heuristic ranks best at each node (2, 4, then 8 of them) above exact subtrees of depth
+        2, for better trees early; it takes at most 15 % of the time. ``None`` keeps the
+        preset's choice (on for ``"murtree"``, off for ``"dl85"``); the tree is optimal either
+        way when the search ends.
     verbose : int, default=0
         With 1 or more, print the search's progress as it goes: each better tree's objective,
         the proven bound and the gap between them, time-stamped, at most four lines a second,
@@ -194,8 +200,9 @@ class OptimalTreeClassifier(ClassifierMixin, OptimalTreeBase):
                  max_cache_entries=None, wipe_strategy="reuses", wipe_factor=0.1,
                  thresholds="quantile", n_thresholds=10, cost_matrix=None,
                  fast_error_function=None, error_function=None,
-                 verbose=0, callback=None):
+                 anytime=None, verbose=0, callback=None):
         self.max_depth = max_depth
+        self.anytime = anytime
         self.verbose = verbose
         self.callback = callback
         self.min_samples_leaf = min_samples_leaf

@@ -49,7 +49,7 @@ class OptimalTreeRegressor(RegressorMixin, OptimalTreeBase):
         it gets the best single leaf); only ``lexicographic`` is not offered.
     max_leaf_nodes, ccp_alpha, lexicographic, search, cache, branching, depth2_solver, \
 incremental_counting, similarity_bound, child_order, memory_limit, max_cache_entries, \
-wipe_strategy, wipe_factor, thresholds, n_thresholds, verbose, callback
+wipe_strategy, wipe_factor, thresholds, n_thresholds, anytime, verbose, callback
         As in :class:`OptimalTreeClassifier`; ``ccp_alpha`` adds ``ccp_alpha`` times the
         total training weight per leaf, which is scikit-learn's criterion for weighted mean
         impurities.
@@ -95,8 +95,9 @@ cache_peak_bytes_, n_wipes_
                  child_order=None, memory_limit=None, max_cache_entries=None,
                  wipe_strategy="reuses", wipe_factor=0.1, thresholds="quantile",
                  n_thresholds=10,
-                 verbose=0, callback=None):
+                 anytime=None, verbose=0, callback=None):
         self.max_depth = max_depth
+        self.anytime = anytime
         self.verbose = verbose
         self.callback = callback
         self.min_samples_leaf = min_samples_leaf

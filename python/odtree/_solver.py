@@ -165,8 +165,8 @@ class Solver:
               search="murtree", cache=None, branching=None, depth2_solver=None,
               incremental_counting=None, similarity_bound=None, child_order=None,
               memory_limit=None, max_cache_entries=None, wipe_strategy="reuses",
-              wipe_factor=0.1, objective="misclassification", verbose=0, callback=None,
-              **inputs):
+              wipe_factor=0.1, anytime=None, objective="misclassification", verbose=0,
+              callback=None, **inputs):
         """The optimal tree for these weights, limits and objective.
 
         Parameters
@@ -175,7 +175,8 @@ class Solver:
             Non-negative row weights; rows of weight zero are ignored.
         max_depth, min_samples_leaf, time_limit, upper_bound, max_leaf_nodes, ccp_alpha, \
 lexicographic, search, cache, branching, depth2_solver, incremental_counting, \
-similarity_bound, child_order, memory_limit, max_cache_entries, wipe_strategy, wipe_factor
+similarity_bound, child_order, memory_limit, max_cache_entries, wipe_strategy, wipe_factor, \
+anytime
             As in :class:`OptimalTreeClassifier`.
         objective : str, default="misclassification"
             ``"misclassification"``, ``"cost_matrix"``, ``"squared_error"``,
@@ -219,7 +220,7 @@ similarity_bound, child_order, memory_limit, max_cache_entries, wipe_strategy, w
             similarity_bound=similarity_bound, child_order=child_order,
             memory_limit=None if memory_limit is None else parse_bytes(memory_limit),
             max_cache_entries=max_cache_entries, wipe_strategy=wipe_strategy,
-            wipe_factor=float(wipe_factor), time_limit=time_limit)
+            wipe_factor=float(wipe_factor), time_limit=time_limit, anytime=anytime)
         for name in _ARRAY_INPUTS.intersection(inputs):
             inputs[name] = np.ascontiguousarray(inputs[name], dtype=np.float64)
         watcher = Watcher(verbose, callback)

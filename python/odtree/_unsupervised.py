@@ -57,7 +57,7 @@ class OptimalTreeClusterer(ClusterMixin, _NoLabels):
         Seconds after which the best tree so far is returned.
     max_leaf_nodes, ccp_alpha, lexicographic, search, cache, branching, depth2_solver, \
 incremental_counting, similarity_bound, child_order, memory_limit, max_cache_entries, \
-wipe_strategy, wipe_factor, thresholds, n_thresholds, verbose, callback
+wipe_strategy, wipe_factor, thresholds, n_thresholds, anytime, verbose, callback
         As in :class:`OptimalTreeClassifier`.
 
     Attributes
@@ -90,8 +90,9 @@ wipe_strategy, wipe_factor, thresholds, n_thresholds, verbose, callback
                  similarity_bound=None, child_order=None, memory_limit=None,
                  max_cache_entries=None, wipe_strategy="reuses", wipe_factor=0.1,
                  thresholds="quantile", n_thresholds=10,
-                 verbose=0, callback=None):
+                 anytime=None, verbose=0, callback=None):
         self.max_depth = max_depth
+        self.anytime = anytime
         self.verbose = verbose
         self.callback = callback
         self.n_clusters = n_clusters
@@ -210,7 +211,7 @@ class OptimalTreePredictor(_NoLabels):
         node id.
     max_leaf_nodes, ccp_alpha, lexicographic, search, cache, branching, depth2_solver, \
 incremental_counting, similarity_bound, child_order, memory_limit, max_cache_entries, \
-wipe_strategy, wipe_factor, thresholds, n_thresholds, verbose, callback
+wipe_strategy, wipe_factor, thresholds, n_thresholds, anytime, verbose, callback
         As in :class:`OptimalTreeClassifier`.
 
     Attributes
@@ -248,8 +249,9 @@ wipe_strategy, wipe_factor, thresholds, n_thresholds, verbose, callback
                  similarity_bound=None, child_order=None, memory_limit=None,
                  max_cache_entries=None, wipe_strategy="reuses", wipe_factor=0.1,
                  thresholds="quantile", n_thresholds=10,
-                 verbose=0, callback=None):
+                 anytime=None, verbose=0, callback=None):
         self.max_depth = max_depth
+        self.anytime = anytime
         self.verbose = verbose
         self.callback = callback
         self.min_samples_leaf = min_samples_leaf

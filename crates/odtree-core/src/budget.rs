@@ -54,6 +54,21 @@ impl Budget {
         }
     }
 
+    /// When the time limit ends, if there is one.
+    pub fn deadline(&self) -> Option<Instant> {
+        self.deadline
+    }
+
+    /// A budget for part of the search: the same interrupt and feed, and a deadline no later
+    /// than `deadline`.
+    pub fn until(&self, deadline: Instant) -> Self {
+        Self {
+            deadline: Some(self.deadline.map_or(deadline, |d| d.min(deadline))),
+            feed: self.feed.clone(),
+            ..Self::new(None, self.interrupt.clone())
+        }
+    }
+
     /// Posts a progress event to the feed, if there is one.
     pub fn post(&self, event: [f64; 3]) {
         if let Some(feed) = &self.feed {

@@ -545,3 +545,32 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
+
+    #[test]
+    fn anytime_rounds_keep_the_optimum(
+        instance in instances(),
+        depth in 3u32..=4,
+        penalty in prop_oneof![Just(0.0), 0.1f64..3.0],
+        lexicographic in any::<bool>(),
+    ) {
+        let rules = Rules { penalty, ..Rules::min_leaf(1) };
+        let expected = instance.optimum(depth, &rules);
+        let data = Dataset::new(&instance.x, instance.n_rows, &instance.y, instance.n_classes).unwrap();
+        let solver = Solver::new(data);
+        // the rounds run only under a time limit; this one is never reached
+        let budget = || Budget::new(Some(std::time::Duration::from_secs(3600)), None);
+        for config in all_configs(depth, &rules).iter().skip(instance.n_rows % 4).step_by(4) {
+            let config = SearchConfig { anytime: true, lexicographic, ..config.clone() };
+            let solution = solver.solve(&config, Some(&instance.weights), budget()).unwrap();
+            prop_assert_eq!(solution.status, Status::Optimal);
+            let tol = 1e-9 * (1.0 + expected.abs());
+            prop_assert!((solution.objective - expected).abs() < tol,
+                "{:?}: got {} expected {}", config, solution.objective, expected);
+            prop_assert!((solution.lower_bound - expected).abs() < tol);
+            check_tree(&solution, &config);
+        }
+    }
+}

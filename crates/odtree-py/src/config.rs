@@ -25,7 +25,7 @@ impl PyConfig {
                         lexicographic=false, cache=None, branching=None, depth2_solver=None,
                         incremental_counting=None, similarity_bound=None, child_order=None,
                         memory_limit=None, max_cache_entries=None, wipe_strategy="reuses",
-                        wipe_factor=0.1, time_limit=None))]
+                        wipe_factor=0.1, time_limit=None, anytime=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         max_depth: u32,
@@ -46,6 +46,7 @@ impl PyConfig {
         wipe_strategy: &str,
         wipe_factor: f64,
         time_limit: Option<f64>,
+        anytime: Option<bool>,
     ) -> PyResult<Self> {
         let parsed = || -> odtree_core::Result<SearchConfig> {
             let preset = SearchConfig::preset(search)?;
@@ -62,6 +63,7 @@ impl PyConfig {
                 depth2_solver: depth2_solver.unwrap_or(preset.depth2_solver),
                 incremental_counting: incremental_counting.unwrap_or(preset.incremental_counting),
                 similarity_bound: similarity_bound.unwrap_or(preset.similarity_bound),
+                anytime: anytime.unwrap_or(preset.anytime),
                 memory: MemoryLimits {
                     max_bytes: memory_limit,
                     max_entries: max_cache_entries,

@@ -192,6 +192,15 @@ pub struct Known<C> {
     pub lower_bound: C,
 }
 
+impl<C: Cost> Known<C> {
+    /// The solution if it is proven optimal: the bound reaches its cost (within
+    /// `tolerance`). A solution a restricted or stopped search stored is only a tree.
+    pub fn proven(&self, tolerance: f64) -> Option<(C, Decision)> {
+        self.solution
+            .filter(|&(cost, _)| !self.lower_bound.below(cost, tolerance))
+    }
+}
+
 /// A cache: a key index and the budget entries of every subproblem.
 #[derive(Debug, Default)]
 pub struct Cache<I, C> {
@@ -382,6 +391,15 @@ impl<I: KeyIndex, C: Cost> Cache<I, C> {
             lower_bound: C::ZERO,
         };
         let floored = C::ZERO.below(self.least_leaf, 0.0);
+        // a proven solution (its entry's bound reaches its cost) before a mere tree
+        let mut solution_proven = false;
+        let mut offer = |known: &mut Known<C>, entry: &Entry<C>| {
+            let proven = !entry.lower_bound.below(entry.cost, 0.0);
+            if known.solution.is_none() || (proven && !solution_proven) {
+                known.solution = Some((entry.cost, entry.decision));
+                solution_proven = proven;
+            }
+        };
         for entry in self.entries_of(id) {
             let b = entry.limits;
             if b.lane != budget.lane {
@@ -391,7 +409,7 @@ impl<I: KeyIndex, C: Cost> Cache<I, C> {
                 known.lower_bound = known.lower_bound.max(entry.lower_bound);
                 let size = entry.decision.size();
                 if entry.is_solved() && size <= budget.nodes && b.depth.min(size) <= budget.depth {
-                    known.solution = Some((entry.cost, entry.decision));
+                    offer(&mut known, entry);
                 }
             } else if floored
                 && b.depth < budget.depth
@@ -406,7 +424,7 @@ impl<I: KeyIndex, C: Cost> Cache<I, C> {
                     && size <= budget.nodes
                     && !deeper.below(entry.cost, self.tolerance)
                 {
-                    known.solution.get_or_insert((entry.cost, entry.decision));
+                    offer(&mut known, entry);
                 }
             }
         }

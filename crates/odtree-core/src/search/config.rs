@@ -184,6 +184,9 @@ pub struct SearchConfig {
     /// Before the search, build the best of a greedy and a lookahead tree and search only for
     /// trees cheaper than it, returning it if the search stops first (not with node limits).
     pub incumbent: bool,
+    /// With a time limit, rounds of the search restricted to each node's best-ranked splits
+    /// before the proof (the anytime driver, `search/rounds.rs`).
+    pub anytime: bool,
     /// Caps on the cache.
     pub memory: MemoryLimits,
 }
@@ -208,6 +211,7 @@ impl Default for SearchConfig {
             similarity_bound: true,
             refined_lower_bound: true,
             incumbent: true,
+            anytime: true,
             memory: MemoryLimits::default(),
         }
     }
@@ -215,7 +219,7 @@ impl Default for SearchConfig {
 
 impl SearchConfig {
     /// DL8.5 as published: no depth-2 solver, left child first, plain infeasibility bounds,
-    /// the leaf only compared once the splits are done, and no incumbent.
+    /// the leaf only compared once the splits are done, and no incumbent or anytime rounds.
     pub fn dl85() -> Self {
         Self {
             depth2_solver: false,
@@ -226,6 +230,7 @@ impl SearchConfig {
             similarity_bound: false,
             refined_lower_bound: false,
             incumbent: false,
+            anytime: false,
             ..Self::default()
         }
     }

@@ -18,7 +18,7 @@ impl<I: KeyIndex, O: Objective, C: Cost> Kernel<'_, I, O, C> {
             .map(|id| self.cache.known(id, child.limits));
         let floor = self.node_floor(child.leaf_cost);
         known.map_or(floor, |k| {
-            k.solution
+            k.proven(self.tolerance)
                 .map_or(k.lower_bound.max(floor), |(cost, _)| cost)
         })
     }
@@ -107,7 +107,12 @@ impl<I: KeyIndex, O: Objective, C: Cost> Kernel<'_, I, O, C> {
     /// Sorts the candidates by the branching heuristic (stable: ties keep column order).
     pub(super) fn order(&self, level: &mut Level, stats: &[f64]) {
         type Gain = fn(&[f64], &[f64]) -> f64;
-        let (descending, gain): (bool, Option<Gain>) = match self.config.branching {
+        // a restricted round tries the splits a heuristic ranks best
+        let branching = match self.width {
+            Some(_) => Branching::Gini,
+            None => self.config.branching,
+        };
+        let (descending, gain): (bool, Option<Gain>) = match branching {
             Branching::InOrder => return,
             // without class statistics, every gain order falls back on the objective's own
             _ if !self.gain_order => (true, None),

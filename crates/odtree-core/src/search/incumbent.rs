@@ -1,7 +1,8 @@
 //! A first tree before the exact search: the best of a greedy tree by the objective, a greedy
 //! tree by Gini impurity (as CART, for class objectives) and lookahead trees, each of whose
 //! splits roots the optimal subtree of depth h beneath it, its last h levels optimal, for
-//! h = 2, 3, ... while time allows and h is below the depth. The search then looks only for
+//! h = 2, then (after the anytime rounds, `rounds.rs`) h = 3, 4, ... while time allows and h
+//! is below the depth. The search then looks only for
 //! trees cheaper than it, and returns it when stopped before finding one: a time limit never
 //! yields a tree worse than these.
 
@@ -12,6 +13,7 @@ use crate::data::item;
 use crate::objective::Objective;
 use crate::subproblem::{Decision, Limits};
 use crate::tree::{Tree, TreeBuilder};
+use std::ops::Range;
 
 /// The cost of `tree` as the search counts it (for the lexicographic order, with its leaves).
 pub(super) fn tree_cost<C: Cost>(tree: &Tree) -> C {
@@ -50,20 +52,32 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
             );
             self.offer(&mut best, builder.finish());
         }
-        // lookahead trees of growing horizon while time allows (each from the subproblems the
-        // last one stored), until one costs nothing (no tree does better)
-        for horizon in 2..limits.depth.max(3) {
-            let perfect = best.as_ref().is_some_and(|(cost, _): &(C, Tree)| {
-                !self.below(C::ZERO, C::value(cost.objective()))
-            });
-            if perfect || self.budget.check_now().is_some() {
+        self.deepen(limits, stats, rows, 2..3, &mut best);
+        best
+    }
+
+    /// Offers lookahead trees of each horizon of `horizons` in turn while time allows (each
+    /// from the subproblems the last one stored), until one costs nothing (no tree does
+    /// better); nothing without a first tree in `best`.
+    pub(super) fn deepen(
+        &mut self,
+        limits: Limits,
+        stats: &[f64],
+        rows: u32,
+        horizons: Range<u32>,
+        best: &mut Option<(C, Tree)>,
+    ) {
+        for horizon in horizons {
+            let done = best
+                .as_ref()
+                .is_none_or(|(cost, _)| !self.below(C::ZERO, C::value(cost.objective())));
+            if done || horizon >= limits.depth.max(3) || self.budget.check_now().is_some() {
                 break;
             }
             let mut builder = TreeBuilder::new(self.objective, self.statistics);
             self.lookahead(&mut builder, limits.depth, horizon, stats, rows);
-            self.offer(&mut best, builder.finish());
+            self.offer(best, builder.finish());
         }
-        best
     }
 
     /// Keeps `tree` in `best` if it is cheaper, and records the progress.

@@ -49,6 +49,9 @@ pub(crate) struct Kernel<'a, I: KeyIndex, O: Objective, C: Cost> {
     /// The objectives the driver serves at once, each a lane of the store (1 but for the
     /// multi-quantile driver).
     pub(super) lanes: usize,
+    /// In a restricted round of the anytime driver, how many of a node's best-ranked splits
+    /// are tried above the depth-2 solver (`None`: all of them, as a proof needs).
+    pub(super) width: Option<usize>,
 }
 
 impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
@@ -101,6 +104,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
             tolerance: 0.0,
             budget,
             lanes: 1,
+            width: None,
         }
     }
 
@@ -170,6 +174,13 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
         }
     }
 
+    /// Whether what the search finds now is proven: it has not stopped, and tries every split.
+    #[inline]
+    pub(super) fn proving(&self) -> bool {
+        self.width.is_none() && self.budget.stopped().is_none()
+    }
+
+    /// Stores the current node's tree within `limits`, proven if the search is proving.
     pub(super) fn store(
         &mut self,
         handle: Handle,
@@ -178,7 +189,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
         decision: Decision,
     ) -> Outcome<C> {
         let id = self.current(handle);
-        let proven = self.budget.stopped().is_none();
+        let proven = self.proving();
         self.cache.store(id, limits, cost, decision, proven);
         Outcome::Solved(cost, decision.size())
     }
@@ -222,8 +233,11 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
                 self.cache.store(id, at, cost, decision, proven);
             }
         }
+        // exact in a restricted round too, unless stopped
         let (cost, decision) = trees[limits.nodes as usize - 1];
-        self.store(self.cache.handle(id), limits, cost, decision)
+        let proven = self.budget.stopped().is_none();
+        self.cache.store(id, limits, cost, decision, proven);
+        Outcome::Solved(cost, decision.size())
     }
 
     /// The current node's id in the store, inserting its key if new.
@@ -250,9 +264,9 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
     }
 
     /// Records the current node's bound for the similarity bound of later nodes (unless the
-    /// search has stopped, when bounds are no longer proven).
+    /// search is not proving, when bounds are not proven).
     pub(super) fn record_similar(&mut self, limits: Limits, bound: C) {
-        if self.budget.stopped().is_some() {
+        if !self.proving() {
             return;
         }
         if let Some(archive) = self.similarity.as_mut() {

@@ -23,6 +23,7 @@ mod memory;
 mod order;
 mod quantiles;
 mod root_bound;
+mod rounds;
 mod similarity;
 
 pub use crate::subproblem::{Cost, Lexicographic};
@@ -214,9 +215,10 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
         self.root_limits = limits;
         let upper_bound = C::value(self.config.upper_bound);
         // a first tree; the search then looks only for trees no dearer (within rounding)
-        let incumbent = self
-            .incumbent(limits, &stats, rows)
-            .filter(|(cost, _)| self.below(*cost, upper_bound));
+        let mut incumbent = self.incumbent(limits, &stats, rows);
+        self.rounds(limits, &stats, rows, upper_bound, &mut incumbent);
+        self.deepen(limits, &stats, rows, 3..limits.depth, &mut incumbent);
+        let incumbent = incumbent.filter(|(cost, _)| self.below(*cost, upper_bound));
         let search_bound = incumbent.as_ref().map_or(upper_bound, |(cost, _)| {
             upper_bound.min(*cost + C::leaf(2.0 * self.tolerance), 0.0)
         });
@@ -292,7 +294,8 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
         let id = self.insert_current();
         let handle = self.cache.handle(id);
         let known = self.cache.known(id, limits);
-        if let Some((cost, decision)) = known.solution {
+        // a solution is reused when proven, not one a restricted round found
+        if let Some((cost, decision)) = known.proven(self.tolerance) {
             return Outcome::Solved(cost, decision.size());
         }
         let known_bound = known.lower_bound.max(self.node_floor(leaf_cost));
@@ -315,6 +318,9 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
             self.solve_depth2(&level, id, limits, stats, rows, leaf)
         } else {
             self.order(&mut level, stats);
+            if let Some(width) = self.width {
+                level.candidates.truncate(width);
+            }
             if self.config.memory.is_bounded() {
                 self.note_loop(&level.candidates);
             }
@@ -457,7 +463,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
                         best = Some((ub, split));
                         self.frame().best = Some(split);
                         // a better tree at the root of the search (not of a lookahead)
-                        if self.frames.len() == 1 && limits == self.root_limits {
+                        if self.frames.len() == 1 && limits == self.root_limits && self.proving() {
                             self.note_progress(ub.objective());
                         }
                         if !self.below(node_bound, ub) {
@@ -482,7 +488,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
             Some((cost, decision)) => self.store(handle, limits, cost, decision),
             None => {
                 let id = self.current(handle);
-                if self.budget.stopped().is_none() {
+                if self.proving() {
                     let proven = if self.config.refined_lower_bound {
                         ub_in.max(refined.min(leaf, self.tolerance))
                     } else {
