@@ -68,9 +68,7 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
         best: &mut Option<(C, Tree)>,
     ) {
         for horizon in horizons {
-            let done = best
-                .as_ref()
-                .is_none_or(|(cost, _)| !self.below(C::ZERO, C::value(cost.objective())));
+            let done = best.as_ref().is_none_or(|(cost, _)| self.unbeatable(*cost));
             if done || horizon >= limits.depth.max(3) || self.budget.check_now().is_some() {
                 break;
             }
@@ -78,6 +76,11 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
             self.lookahead(&mut builder, limits.depth, horizon, stats, rows);
             self.offer(best, builder.finish());
         }
+    }
+
+    /// Whether no tree costs less than `cost`: its objective is zero.
+    pub(super) fn unbeatable(&self, cost: C) -> bool {
+        !self.below(C::ZERO, C::value(cost.objective()))
     }
 
     /// Keeps `tree` in `best` if it is cheaper, and records the progress.

@@ -42,6 +42,9 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
         };
         let config = self.config;
         if !config.anytime
+            || best
+                .as_ref()
+                .is_some_and(|(cost, _)| self.unbeatable(*cost))
             || !self.use_depth2
             || limits.depth <= 2
             || !limits.depth_only()
