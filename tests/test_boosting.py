@@ -26,3 +26,34 @@ def test_lpboost_reaches_the_thesis_optimum(depth, regulariser, optimum):
 def test_a_regulariser_below_one_over_n_is_refused():
     with pytest.raises(ValueError, match="at least 1/n_rows"):
         OptimalBoostingClassifier(regulariser=0.05).fit(X, y)
+
+
+def brute_force_mdboost(Z, D):
+    """MDBoost's optimum over the columns Z by a fine projected-gradient run."""
+    m, t = Z.shape
+    A = (np.eye(m) * m - np.ones((m, m))) / (m - 1)
+    w = np.full(t, D / t)
+    for _ in range(20000):
+        rho = Z @ w
+        grad = Z.T @ (np.ones(m) - A @ rho)
+        w = w + 1e-3 * grad
+        # projection on the simplex of sum D
+        u = np.sort(w)[::-1]
+        css = np.cumsum(u) - D
+        k = np.nonzero(u - css / np.arange(1, t + 1) > 0)[0][-1]
+        w = np.maximum(w - css[k] / (k + 1), 0)
+    rho = Z @ w
+    return rho.sum() - rho @ A @ rho / 2
+
+
+@pytest.mark.parametrize("depth, regulariser", [(1, 1.0), (2, 3.0), (1, 0.5)])
+def test_mdboost_master_is_the_qp_optimum_over_its_trees(depth, regulariser):
+    forest = OptimalBoostingClassifier(model="mdboost", regulariser=regulariser,
+                                       max_depth=depth).fit(X, y)
+    assert forest.optimal_ and forest.n_iter_ >= 1
+    assert forest.estimator_weights_.sum() == pytest.approx(regulariser, rel=1e-6)
+    columns = np.column_stack([
+        np.where(labels[tree.apply(X.astype(np.uint8))] == y, 1.0, -1.0)
+        for tree, labels in zip(forest.trees_, forest.tree_labels_, strict=True)])
+    assert forest.objective_ == pytest.approx(brute_force_mdboost(columns, regulariser),
+                                              rel=1e-4)

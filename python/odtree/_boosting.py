@@ -1,6 +1,6 @@
-"""Optimal forests (thesis chapter 6): LPBoost by column generation, where each new tree is
-the optimal weighted tree for the master's instance weights (work in progress: MDBoost, the
-JSON form and the benchmark are still missing)."""
+"""Optimal forests (thesis chapter 6): LPBoost and MDBoost by column generation, where each
+new tree is the optimal weighted tree for the master's instance weights (work in progress:
+multi-class MDBoost, the JSON form, greedy pricing and the benchmark are still missing)."""
 
 from __future__ import annotations
 
@@ -14,12 +14,13 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._binarizer import Binarizer
-from ._master import LPBoostMaster
+from ._master import LPBoostMaster, MDBoostMaster
 from ._solver import Solver
 
 
 class OptimalBoostingClassifier(ClassifierMixin, BaseEstimator):
-    """A forest whose tree weights are optimal for LPBoost's soft-margin model.
+    """A forest whose tree weights are optimal for LPBoost's soft-margin model or MDBoost's
+    margin distribution.
 
     Column generation (thesis Alg. 11): the master LP over the trees so far gives instance
     weights; the optimal weighted tree of depth ``max_depth`` for them is added while its
@@ -29,10 +30,13 @@ class OptimalBoostingClassifier(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    model : {"lpboost"}, default="lpboost"
-        The master problem (thesis eqs. 6.9–6.10).
+    model : {"lpboost", "mdboost"}, default="lpboost"
+        The master problem: LPBoost's LP (thesis eqs. 6.9–6.10) or MDBoost's QP (6.11–6.12,
+        two classes for now: its instance weights take both signs, which the pricing turns
+        into weights on the other class).
     regulariser : float, default=0.5
-        LPBoost's ``D`` in (0, 1]: the cap on each instance weight; at least ``1/n_samples``.
+        ``D``. LPBoost: the cap on each instance weight, in (0, 1] and at least
+        ``1/n_samples``. MDBoost: the sum of the tree weights (the margins' scale), > 0.
     max_depth, min_samples_leaf : int
         The trees' limits.
     max_iterations : int or None, default=None
@@ -44,8 +48,8 @@ class OptimalBoostingClassifier(ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = {
-        "model": [StrOptions({"lpboost"})],
-        "regulariser": [Interval(Real, 0, 1, closed="right")],
+        "model": [StrOptions({"lpboost", "mdboost"})],
+        "regulariser": [Interval(Real, 0, None, closed="neither")],
         "max_depth": [Interval(Integral, 0, 64, closed="both")],
         "min_samples_leaf": [Interval(Integral, 1, None, closed="left")],
         "max_iterations": [Interval(Integral, 1, None, closed="left"), None],
@@ -74,8 +78,7 @@ class OptimalBoostingClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError("a forest needs at least two classes in y")
         self.binarizer_ = Binarizer().fit(X, y)
         binary = np.ascontiguousarray(self.binarizer_.transform(X), dtype=np.uint8)
-        solver = Solver(binary, codes)
-        master = LPBoostMaster(len(codes), self.regulariser)
+        solver, master, priced = self._pricing(binary, codes)
         weights = np.full(len(codes), 1.0 / len(codes))
         bound, seen, trees, labels = -np.inf, set(), [], []
         self.log_, self.optimal_ = [], False
@@ -86,7 +89,7 @@ class OptimalBoostingClassifier(ClassifierMixin, BaseEstimator):
                 break
             if self.max_iterations is not None and len(trees) >= self.max_iterations:
                 break
-            solution = solver.solve(weights, max_depth=self.max_depth,
+            solution = solver.solve(priced(weights), max_depth=self.max_depth,
                                     min_samples_leaf=self.min_samples_leaf, time_limit=left)
             predicted = solution.node_labels[solution.tree.apply(binary)]
             correct = predicted == codes
@@ -109,11 +112,29 @@ class OptimalBoostingClassifier(ClassifierMixin, BaseEstimator):
         self.trees_ = [trees[t] for t in kept]
         self.tree_labels_ = [labels[t] for t in kept]
         self.estimator_weights_ = tree_weights[kept]
-        self.objective_ = bound
+        self.objective_ = getattr(master, "objective", bound)
         self.n_iter_ = len(trees)
         self.margins_ = self._votes(binary)[np.arange(len(codes)), codes] * 2 - \
             self.estimator_weights_.sum()
         return self
+
+    def _pricing(self, binary, codes):
+        """The kept solver, the master, and the map from instance weights to the solver's."""
+        n = len(codes)
+        if self.model == "lpboost":
+            if self.regulariser > 1:
+                raise ValueError(f"LPBoost's regulariser D={self.regulariser} must be in (0, 1]")
+            return Solver(binary, codes), LPBoostMaster(n, self.regulariser), lambda u: u
+        if len(self.classes_) != 2:
+            raise ValueError("MDBoost handles two classes for now")
+        # a row of negative weight -v counts as weight v on the other class: the solver holds
+        # every row twice, once with each label, and the weights pick the copy
+        solver = Solver(np.vstack([binary, binary]), np.concatenate([codes, 1 - codes]))
+
+        def priced(u):
+            return np.concatenate([np.maximum(u, 0.0), np.maximum(-u, 0.0)])
+
+        return solver, MDBoostMaster(n, self.regulariser), priced
 
     def _votes(self, binary) -> np.ndarray:
         votes = np.zeros((len(binary), len(self.classes_)))

@@ -56,3 +56,68 @@ class LPBoostMaster:
         # a minimisation's "<=" rows have duals <= 0; the tree weights are their magnitudes
         weights = np.maximum(-duals[1:], 0.0)
         return float(values[self.n_rows]), values[:self.n_rows], weights
+
+
+class MDBoostMaster:
+    """MDBoost's primal (thesis eq. 6.11) over the tree weights ``w``: maximise the margins'
+    mean less half their variance, ``1'rho - rho'A rho / 2`` with ``rho = Z w`` (``Z`` the
+    trees' +1 right / -1 wrong columns), subject to ``sum_t w_t = D`` and ``w >= 0``.
+
+    ``A`` (``1`` on the diagonal, ``-1/(M-1)`` off it) is never built: the QP's Hessian is
+    ``Z'AZ = (M Z'Z - s s') / (M - 1)`` with ``s = Z'1``, of the size of the forest. The
+    instance weights for pricing are ``u = 1 - A rho`` (KKT), of any sign.
+    """
+
+    def __init__(self, n_rows: int, regulariser: float):
+        if n_rows < 2:
+            raise ValueError("MDBoost needs at least two rows (the margins' variance)")
+        self.n_rows = n_rows
+        self.columns: list[np.ndarray] = []
+        highs = highspy.Highs()
+        highs.setOptionValue("output_flag", False)
+        # sum_t w_t = D, with no column yet
+        highs.addRow(float(regulariser), float(regulariser), 0, np.array([], dtype=np.int32),
+                     np.array([]))
+        self._highs = highs
+
+    @property
+    def n_trees(self) -> int:
+        return len(self.columns)
+
+    def add_tree(self, correct: np.ndarray) -> None:
+        """Adds a tree's column: ``correct[i]`` is whether it is right on row i."""
+        z = np.where(correct, 1.0, -1.0)
+        self.columns.append(z)
+        self._highs.addCol(-float(z.sum()), 0.0, highspy.kHighsInf, 1,
+                           np.array([0], dtype=np.int32), np.array([1.0]))
+
+    def solve(self) -> tuple[float, np.ndarray, np.ndarray]:
+        """``(r, u, w)``: the largest edge of a tree in the forest, the instance weights and
+        the tree weights; :attr:`objective` then holds the optimum."""
+        Z = np.column_stack(self.columns)
+        m = self.n_rows
+        sums = Z.sum(axis=0)
+        hessian = (m * (Z.T @ Z) - np.outer(sums, sums)) / (m - 1)
+        # HiGHS takes the lower triangle, column by column
+        n = len(sums)
+        starts, index, value = [], [], []
+        for column in range(n):
+            starts.append(len(index))
+            index.extend(range(column, n))
+            value.extend(hessian[column:, column])
+        highs = self._highs
+        highs.passHessian(n, len(index), 1, np.array(starts, dtype=np.int32),
+                          np.array(index, dtype=np.int32), np.array(value))
+        highs.run()
+        status = highs.getModelStatus()
+        if status != highspy.HighsModelStatus.kOptimal:
+            raise RuntimeError(f"the MDBoost master was not solved: "
+                               f"{highs.modelStatusToString(status)}")
+        weights = np.maximum(np.asarray(highs.getSolution().col_value), 0.0)
+        margins = Z @ weights
+        a_margins = (m * margins - margins.sum()) / (m - 1)
+        self.objective = float(margins.sum() - margins @ a_margins / 2)
+        instance_weights = 1.0 - a_margins
+        edges = Z.T @ instance_weights
+        active = weights > 1e-12 * max(weights.max(), 1.0)
+        return float(edges[active].max()), instance_weights, weights
