@@ -124,7 +124,9 @@ class OptimalBoostingClassifier(ClassifierMixin, BaseEstimator):
         if self.model == "lpboost":
             if self.regulariser > 1:
                 raise ValueError(f"LPBoost's regulariser D={self.regulariser} must be in (0, 1]")
-            return Solver(binary, codes), LPBoostMaster(n, self.regulariser), lambda u: u
+            # the LP's weights are non-negative up to its rounding
+            return (Solver(binary, codes), LPBoostMaster(n, self.regulariser),
+                    lambda u: np.maximum(u, 0.0))
         if len(self.classes_) != 2:
             raise ValueError("MDBoost handles two classes for now")
         # a row of negative weight -v counts as weight v on the other class: the solver holds
