@@ -75,7 +75,7 @@ class OptimalBoostingClassifier(ClassifierMixin, BaseEstimator):
         check_classification_targets(y)
         self.classes_, codes = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
-            raise ValueError("a forest needs at least two classes in y")
+            raise ValueError("a forest needs at least two classes in y, got 1 class")
         self.binarizer_ = Binarizer().fit(X, y)
         binary = np.ascontiguousarray(self.binarizer_.transform(X), dtype=np.uint8)
         solver, master, priced = self._pricing(binary, codes)
