@@ -57,3 +57,10 @@ def test_mdboost_master_is_the_qp_optimum_over_its_trees(depth, regulariser):
         for tree, labels in zip(forest.trees_, forest.tree_labels_, strict=True)])
     assert forest.objective_ == pytest.approx(brute_force_mdboost(columns, regulariser),
                                               rel=1e-4)
+
+
+def test_predicting_before_fit_raises_not_fitted():
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        OptimalBoostingClassifier().predict(X)

@@ -156,4 +156,5 @@ class OptimalBoostingClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X) -> np.ndarray:
         """The class with the most weight (the first such class on ties)."""
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        shares = self.predict_proba(X)
+        return self.classes_[np.argmax(shares, axis=1)]
