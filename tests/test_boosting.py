@@ -64,3 +64,9 @@ def test_predicting_before_fit_raises_not_fitted():
 
     with pytest.raises(NotFittedError):
         OptimalBoostingClassifier().predict(X)
+
+
+def test_a_spent_time_limit_gives_an_empty_unproven_forest():
+    forest = OptimalBoostingClassifier(time_limit=0).fit(X, y)
+    assert not forest.optimal_ and forest.n_iter_ == 0 and len(forest.trees_) == 0
+    assert forest.predict(X).shape == y.shape

@@ -81,6 +81,7 @@ class OptimalBoostingClassifier(ClassifierMixin, BaseEstimator):
         solver, master, priced = self._pricing(binary, codes)
         weights = np.full(len(codes), 1.0 / len(codes))
         bound, seen, trees, labels = -np.inf, set(), [], []
+        tree_weights = np.zeros(0)
         self.log_, self.optimal_ = [], False
         while True:
             left = None if self.time_limit is None else self.time_limit - (
@@ -108,7 +109,7 @@ class OptimalBoostingClassifier(ClassifierMixin, BaseEstimator):
             master.add_tree(correct)
             bound, weights, tree_weights = master.solve()
             self.log_.append((time.monotonic() - start, bound, len(trees)))
-        kept = np.flatnonzero(tree_weights > 0) if trees else np.array([], dtype=int)
+        kept = np.flatnonzero(tree_weights > 0)
         self.trees_ = [trees[t] for t in kept]
         self.tree_labels_ = [labels[t] for t in kept]
         self.estimator_weights_ = tree_weights[kept]
