@@ -4,6 +4,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 from . import datasets
 from ._binarizer import Binarizer
+from ._boosting import LPBoostClassifier, MDBoostClassifier
 from ._classes import OptimalTreeClassifier
 from ._export import export_graphviz, export_text, plot_anytime, plot_tree
 from ._features import BinaryFeature
@@ -25,6 +26,8 @@ __all__ = [
     "Binarizer",
     "BinaryFeature",
     "InfeasibleWarning",
+    "LPBoostClassifier",
+    "MDBoostClassifier",
     "NotOptimalWarning",
     "OptimalTreeClassifier",
     "OptimalTreeClusterer",

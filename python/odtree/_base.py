@@ -153,18 +153,7 @@ class OptimalTreeBase(BaseEstimator):
         return weight
 
     def _validate_training_data(self, X, y, supervised=True):
-        """Check X (and y when ``supervised``) with scikit-learn's rules; DataFrames go to
-        the binarizer unchanged."""
-        if _is_dataframe(X):
-            if len(X) == 0:
-                raise ValueError("Found a DataFrame with 0 rows: at least one row is required")
-            validate_data(self, X, skip_check_array=True)
-            return X, _check_target(y, len(X)) if supervised else None
-        if not supervised:
-            X = validate_data(self, X, accept_sparse=("csr", "csc"), dtype=NUMERIC_DTYPES)
-            return _densify(X), None
-        X, y = validate_data(self, X, y, accept_sparse=("csr", "csc"), dtype=NUMERIC_DTYPES)
-        return _densify(X), y
+        return validate_training_data(self, X, y, supervised)
 
     def _binarize_training(self, X, y, weight) -> np.ndarray:
         """Fits the binarizer on the rows of non-zero weight and returns their 0/1 matrix."""
@@ -268,13 +257,7 @@ class OptimalTreeBase(BaseEstimator):
                           "so far and may not be optimal", NotOptimalWarning, stacklevel=5)
 
     def _binarize(self, X) -> np.ndarray:
-        check_is_fitted(self)
-        if not _is_dataframe(X):
-            X = _densify(validate_data(self, X, reset=False, accept_sparse=("csr", "csc"),
-                                       dtype=NUMERIC_DTYPES))
-        else:
-            validate_data(self, X, reset=False, skip_check_array=True)
-        return self.binarizer_.transform(X)
+        return binarize_input(self, X)
 
     def apply(self, X) -> np.ndarray:
         """Index of the leaf (in ``tree_``) that each row of ``X`` reaches.
@@ -322,6 +305,34 @@ class OptimalTreeBase(BaseEstimator):
         tags.input_tags.categorical = True
         tags.input_tags.string = True
         return tags
+
+
+def validate_training_data(estimator, X, y, supervised=True):
+    """X (and y when ``supervised``) checked with scikit-learn's rules for a fit of
+    ``estimator``, which records the number and names of the columns; DataFrames go to the
+    binarizer unchanged."""
+    if _is_dataframe(X):
+        if len(X) == 0:
+            raise ValueError("Found a DataFrame with 0 rows: at least one row is required")
+        validate_data(estimator, X, skip_check_array=True)
+        return X, _check_target(y, len(X)) if supervised else None
+    if not supervised:
+        X = validate_data(estimator, X, accept_sparse=("csr", "csc"), dtype=NUMERIC_DTYPES)
+        return _densify(X), None
+    X, y = validate_data(estimator, X, y, accept_sparse=("csr", "csc"), dtype=NUMERIC_DTYPES)
+    return _densify(X), y
+
+
+def binarize_input(estimator, X) -> np.ndarray:
+    """The binary features of the rows ``X`` for a fitted ``estimator``, after checking ``X``
+    against the columns it was fitted on."""
+    check_is_fitted(estimator)
+    if not _is_dataframe(X):
+        X = _densify(validate_data(estimator, X, reset=False, accept_sparse=("csr", "csc"),
+                                   dtype=NUMERIC_DTYPES))
+    else:
+        validate_data(estimator, X, reset=False, skip_check_array=True)
+    return estimator.binarizer_.transform(X)
 
 
 def rows_per_node(tree: Tree, binary_X: np.ndarray) -> list[np.ndarray]:

@@ -15,7 +15,8 @@ The text is one JSON object::
      "objective": 3.0, "lower_bound": 3.0, "optimal": true, "status": "optimal",
      "fit_time": 0.01, "n_cache_entries": 120}
 
-``classes`` is left out for regressors and ``feature_names_in`` when the model was fitted without
+Forests have their own parts (see :mod:`odtree._serialize_forest`). ``classes`` is left out
+for regressors and ``feature_names_in`` when the model was fitted without
 column names. A fit result that is not a finite number is written as ``"inf"``, ``"-inf"`` or
 ``"nan"``. Some estimators add their own parts:
 
@@ -110,6 +111,10 @@ def to_json(model, *, indent=None) -> str:
     >>> bool((from_json(text).predict(X) == model.predict(X)).all())
     True
     """
+    if getattr(model, "_is_forest", False):
+        from odtree._serialize_forest import forest_to_json
+
+        return forest_to_json(model, indent)
     if not hasattr(model, "tree_"):
         raise NotFittedError(
             f"This {type(model).__name__} instance is not fitted yet; call 'fit' first.")
@@ -189,6 +194,11 @@ def from_json(text):
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ValueError(f"not valid JSON: {exc}") from exc
     _check_header(data)
+    forest = ESTIMATORS.get(data.get("estimator"))
+    if getattr(forest, "_is_forest", False):
+        from odtree._serialize_forest import forest_from_dict
+
+        return forest_from_dict(data, forest)
     missing = [key for key in _REQUIRED if key not in data]
     if missing:
         raise ValueError(f"odtree model lacks the key(s) {', '.join(map(repr, missing))}")
