@@ -194,7 +194,8 @@ def from_json(text):
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ValueError(f"not valid JSON: {exc}") from exc
     _check_header(data)
-    forest = ESTIMATORS.get(data.get("estimator"))
+    name = data.get("estimator")
+    forest = ESTIMATORS.get(name) if isinstance(name, str) else None
     if getattr(forest, "_is_forest", False):
         from odtree._serialize_forest import forest_from_dict
 
