@@ -8,6 +8,7 @@ from ._boosting import LPBoostClassifier, MDBoostClassifier
 from ._classes import OptimalTreeClassifier
 from ._export import export_graphviz, export_text, plot_anytime, plot_tree
 from ._features import BinaryFeature
+from ._improve import DepthImprover, improve_depth
 from ._progress import Progress
 from ._regressor import OptimalTreeRegressor
 from ._serialize import from_json, to_json
@@ -25,6 +26,7 @@ except PackageNotFoundError:  # running from a source tree that was not installe
 __all__ = [
     "Binarizer",
     "BinaryFeature",
+    "DepthImprover",
     "InfeasibleWarning",
     "LPBoostClassifier",
     "MDBoostClassifier",
@@ -43,6 +45,7 @@ __all__ = [
     "export_text",
     "from_json",
     "from_sklearn",
+    "improve_depth",
     "plot_anytime",
     "plot_tree",
     "to_json",

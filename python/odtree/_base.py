@@ -120,7 +120,25 @@ class _KeptSolver(NamedTuple):
                 and np.array_equal(self.codes, codes) and np.array_equal(self.X, X))
 
 
-class OptimalTreeBase(BaseEstimator):
+class BinarizedModel:
+    """What every estimator on binarized input shares: its input tags (numbers, sparse
+    matrices, categories and strings all pass through the binarizer) and its JSON form."""
+
+    def to_json(self) -> str:
+        """The fitted model as JSON text; :func:`odtree.from_json` reads it back."""
+        from ._serialize import to_json
+
+        return to_json(self)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        return tags
+
+
+class OptimalTreeBase(BinarizedModel, BaseEstimator):
     """Search, input handling and fitted attributes common to the optimal-tree estimators.
 
     Subclasses declare their parameters in ``__init__`` (scikit-learn reads them from its
@@ -292,19 +310,6 @@ class OptimalTreeBase(BaseEstimator):
         """Number of leaves of the fitted tree."""
         check_is_fitted(self)
         return self.tree_.n_leaves
-
-    def to_json(self) -> str:
-        """The fitted model as JSON text; :func:`odtree.from_json` reads it back."""
-        from ._serialize import to_json
-
-        return to_json(self)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.input_tags.categorical = True
-        tags.input_tags.string = True
-        return tags
 
 
 def validate_training_data(estimator, X, y, supervised=True):

@@ -22,7 +22,13 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import CACHE_ATTRIBUTES, binarize_input, rows_per_node, validate_training_data
+from ._base import (
+    CACHE_ATTRIBUTES,
+    BinarizedModel,
+    binarize_input,
+    rows_per_node,
+    validate_training_data,
+)
 from ._binarizer import Binarizer
 from ._classes import OptimalTreeClassifier, _check_no_missing_labels, _plain_labels
 from ._master import DemirizMaster, LPBoostMaster, MDBoostMaster
@@ -51,7 +57,7 @@ class Iteration(NamedTuple):
     proven: bool
 
 
-class _OptimalBoosting(ClassifierMixin, BaseEstimator):
+class _OptimalBoosting(ClassifierMixin, BinarizedModel, BaseEstimator):
     """Column generation shared by :class:`LPBoostClassifier` and :class:`MDBoostClassifier`.
 
     Subclasses give ``_master(n_rows)`` and ``_signed`` (whether the instance weights take
@@ -207,19 +213,6 @@ class _OptimalBoosting(ClassifierMixin, BaseEstimator):
         """The class with the most tree weight (the first such class on ties)."""
         shares = self.predict_proba(X)
         return self.classes_[np.argmax(shares, axis=1)]
-
-    def to_json(self) -> str:
-        """The fitted forest as JSON text; :func:`odtree.from_json` reads it back."""
-        from ._serialize import to_json
-
-        return to_json(self)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.input_tags.categorical = True
-        tags.input_tags.string = True
-        return tags
 
 
 class _Pricer:

@@ -1,0 +1,313 @@
+"""DT-SLIM (Schidler and Szeider, AAAI 2021; spec part B): makes a tree shallower by
+replacing, again and again, a subtree by a shallower one that sends the rows reaching it to
+the same leaves' classes.
+
+A selected subtree ``T'`` at ``r`` is cut at some nodes (its cut points); the rows reaching
+``r`` form a local instance whose labels are the original classes at true leaves and a
+special class per cut point. A tree of lower depth for that instance (found by SAT or by the
+exact engine, the "oracles") takes the place of ``T'``, with a copy of the cut-off subtree
+under each leaf of a special class. The subtrees are grown so that they are safe (spec B.3):
+the whole tree then never gets deeper.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import NamedTuple
+
+import numpy as np
+
+from ._sat import LocalTree, min_depth_tree
+from ._slim_tree import SlimTree
+from ._solver import Solver
+
+#: The authors' sample limits per local depth (spec B.9): ``c(d)`` rows at most for a
+#: subtree of depth ``d``; a subtree deeper than the table is never selected.
+SAMPLE_LIMITS = {
+    "short": [175] * 9 + [150, 120] + [70] * 5,
+    "mid": [300] * 4 + [270] * 6 + [250, 200, 200, 175, 90, 90],
+    "long": [500] * 11 + [400, 340, 250, 250, 215] + [105] * 25,
+}
+#: (leaf mode, reduction) in the order Alg. 1 tries them: the whole subtree first, the
+#: subtree's own features first.
+ATTEMPTS = ((1, 1), (1, 2), (0, 1), (0, 2))
+#: The deepest target the exact engine is asked for when both oracles run.
+DP_DEPTH = 6
+#: Above these many (unique rows x features squared), the support-set heuristics are skipped.
+_SUPPORT_WORK = 2e8
+
+
+class Attempt(NamedTuple):
+    """One call of the oracles, as ``improve_depth`` logs it."""
+
+    seconds: float
+    depth_before: int
+    depth_after: int
+    rows: int
+    features: int
+    oracle: str
+    outcome: str
+
+
+class Local(NamedTuple):
+    """A local instance: the rows reaching ``root`` projected on ``features`` (deduplicated),
+    their labels (special classes from ``n_classes`` on), and the cut points ``T'`` has
+    below ``root`` (it is ``depth`` deep)."""
+
+    root: int
+    depth: int
+    X: np.ndarray
+    labels: np.ndarray
+    #: How many rows each distinct row stands for.
+    counts: np.ndarray
+    features: np.ndarray
+    cut_points: list
+
+
+class Slimmer:
+    """The DT-SLIM main loop (spec B.7) over a :class:`SlimTree` and the training rows."""
+
+    def __init__(self, tree: SlimTree, X: np.ndarray, labels: np.ndarray, n_classes: int, *,
+                 oracle: str, sample_limit: list, sat_timeout: float, encoding: str,
+                 solver: str, max_errors: int, deadline: float | None, rng):
+        self.tree, self.X, self.labels, self.n_classes = tree, X, labels, n_classes
+        self.oracle, self.limits, self.sat_timeout = oracle, sample_limit, sat_timeout
+        self.encoding, self.solver, self.budget = encoding, solver, max_errors
+        self.deadline, self.rng = deadline, rng
+        self.log: list[Attempt] = []
+        self.wins = {"sat": 0, "dp": 0}
+        self.started = time.monotonic()
+        self.depth_log = [(0.0, tree.depth())]
+
+    def _left(self) -> float | None:
+        return None if self.deadline is None else self.deadline - time.monotonic()
+
+    def _limit(self, depth: int) -> int:
+        return self.limits[depth] if depth < len(self.limits) else 0
+
+    def run(self) -> None:
+        done: set[int] = set()
+        while self._left() is None or self._left() > 0:
+            depth, height = self.tree.depths_and_heights()
+            open_nodes = [v for v in depth if v not in done]
+            if not open_nodes:
+                break
+            deepest = max(open_nodes, key=lambda v: (depth[v], -v))
+            path = self.tree.path(deepest)
+            rows = self.tree.rows_on_path(self.X, path)
+            last = len(path) - 1
+            i = next((i for i, p in enumerate(path)
+                      if len(rows[i]) <= self._limit(height[p])), last)
+            improved = False
+            if i < last:
+                local = self._grow(path[i], rows[i], height, reduction=0)
+                improved = local is not None and self._improve(local)
+            while i > 0 and not improved:
+                i -= 1
+                for leaf_mode, reduction in ATTEMPTS:
+                    local = (self._whole(path[i], rows[i], height, reduction) if leaf_mode
+                             else self._grow(path[i], rows[i], height, reduction))
+                    if local is not None and self._improve(local):
+                        improved = True
+                        break
+                    if self._left() is not None and self._left() <= 0:
+                        return
+            if not improved:
+                done.update(path)
+
+    def _whole(self, r, rows, height, reduction) -> Local | None:
+        """The whole subtree at ``r``, if it fits the limits (leaf mode 1)."""
+        if height[r] > len(self.limits) - 1 or height[r] < 1:
+            return None
+        local = self._local(r, rows, set(), reduction)
+        return local if len(local.X) <= self._limit(height[r]) else None
+
+    def _grow(self, r, rows, height, reduction) -> Local | None:
+        """Grows a safe subtree from ``r`` (spec B.6): each round expands every frontier node
+        of the largest height; the last candidate within the limits wins."""
+        frontier, best, depth = {r}, None, 0
+        while True:
+            inner = [u for u in frontier if not self.tree.is_leaf(u)]
+            if not inner:
+                break
+            tallest = max(height[u] for u in inner)
+            for u in inner:
+                if height[u] == tallest:
+                    frontier.remove(u)
+                    frontier.update((self.tree.child0[u], self.tree.child1[u]))
+            depth += 1
+            if depth > len(self.limits) - 1:
+                break
+            cuts = {u for u in frontier if not self.tree.is_leaf(u)}
+            local = self._local(r, rows, cuts, reduction, depth)
+            if len(local.X) > self._limit(depth):
+                break
+            if depth >= 2 and cuts:
+                best = local
+        return best
+
+    def _local(self, r, rows, cuts: set, reduction, depth=None) -> Local:
+        """The local instance of the subtree at ``r`` cut at ``cuts`` (spec B.2, B.5)."""
+        cut_points = sorted(cuts)
+        ends = self.tree.route(self.X, rows, r, cuts)
+        local_labels = self.labels[rows].copy()
+        is_cut = np.isin(ends, cut_points)
+        local_labels[is_cut] = self.n_classes + np.searchsorted(cut_points, ends[is_cut])
+        if reduction == 0:
+            features = np.arange(self.X.shape[1])
+        else:
+            inside = [u for u in self._inner(r, cuts)]
+            features = np.unique([self.tree.feature[u] for u in inside])
+            if reduction == 2:
+                features = support_set(self.X[rows], local_labels, self.rng, features)
+        X, local_labels, counts = _unique_rows(self.X[np.ix_(rows, features)], local_labels)
+        if depth is None:
+            depth = self.tree.depths_and_heights()[1][r]
+        return Local(r, depth, X, local_labels, counts, features, cut_points)
+
+    def _inner(self, r, cuts):
+        stack = [r]
+        while stack:
+            u = stack.pop()
+            if u in cuts or self.tree.is_leaf(u):
+                continue
+            yield u
+            stack += [self.tree.child0[u], self.tree.child1[u]]
+
+    def _improve(self, local: Local) -> bool:
+        """Asks the oracles for a tree of depth below ``local.depth``; replaces on success.
+
+        ``"both"`` asks the exact engine first (for targets up to ``DP_DEPTH``, with half the
+        call's time), then SAT for a tree lower still; the oracle of the tree kept wins.
+        With an error budget only the engine may spend it (SAT classifies exactly)."""
+        target, found, winner = local.depth - 1, None, None
+        oracles = ("dp", "sat") if self.oracle == "both" else (self.oracle,)
+        for oracle in oracles:
+            left = self._left()
+            call = self.sat_timeout if left is None else min(self.sat_timeout, left)
+            if call <= 0 or target < 0:
+                break
+            if oracle == "dp" and self.oracle == "both":
+                if target > DP_DEPTH:
+                    continue
+                call /= 2
+            if oracle == "sat":
+                tree, outcome = min_depth_tree(local.X, local.labels, target,
+                                               encoding=self.encoding, solver=self.solver,
+                                               time_limit=call)
+            else:
+                tree, outcome = dp_min_depth(local.X, local.labels, target, call,
+                                             counts=local.counts, errors=self.budget)
+            after = tree.depth() if tree is not None else local.depth
+            self.log.append(Attempt(time.monotonic() - self.started, local.depth, after,
+                                    len(local.X), len(local.features), oracle, outcome))
+            if tree is not None:
+                found, winner, target = tree, oracle, tree.depth() - 1
+        if found is None:
+            return False
+        errors = int(local.counts[found.predict(local.X) != local.labels].sum())
+        saved = self.tree.state()
+        self.tree.replace(local.root, found, local.features, local.cut_points, self.n_classes)
+        predicted = self.tree.predict(self.X)
+        changed = int(np.count_nonzero(predicted != self.labels))
+        if changed > errors or self.tree.depth() > self.depth_log[-1][1]:
+            self.tree.restore(saved)  # cannot happen unless there is a bug: logged, skipped
+            self.log.append(Attempt(time.monotonic() - self.started, local.depth, local.depth,
+                                    len(local.X), len(local.features), winner, "rejected"))
+            return False
+        self.budget -= changed
+        self.labels = predicted
+        self.wins[winner] += 1
+        self.depth_log.append((time.monotonic() - self.started, self.tree.depth()))
+        return True
+
+
+def dp_min_depth(X, labels, target, time_limit, *, counts=None, errors=0
+                 ) -> tuple[LocalTree | None, str]:
+    """The exact engine as an oracle: the lowest depth, from ``target`` down, at which a
+    tree misclassifies at most ``errors`` rows of ``(X, labels)`` (row ``i`` standing for
+    ``counts[i]`` rows). An upper bound of ``errors + 1`` on the error makes each depth a
+    feasibility question. Returns the tree (or None) and ``"sat"``, ``"unsat"`` or
+    ``"timeout"``."""
+    if target < 0:
+        return None, "unsat"
+    classes, codes = np.unique(labels, return_inverse=True)
+    if len(classes) == 1 or (errors > 0 and target == 0):
+        majority = classes[np.argmax(np.bincount(codes, weights=counts))]
+        if len(classes) > 1 and (counts is None or
+                                 counts[labels != majority].sum() > errors):
+            return None, "unsat"
+        leaf = np.array([-1])
+        return LocalTree(leaf, leaf, leaf, np.array([majority])), "sat"
+    solver = Solver._from_codes(np.ascontiguousarray(X, dtype=np.uint8),
+                                codes.astype(np.uint32), len(classes))
+    deadline = time.monotonic() + time_limit
+    best, depth, outcome = None, target, "unsat"
+    while depth >= 1:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            outcome = outcome if best is not None else "timeout"
+            break
+        solution = solver.solve(counts, max_depth=depth, upper_bound=errors + 1.0,
+                                time_limit=left, anytime=False)
+        if solution.objective >= errors + 1 or solution.status == "infeasible":
+            outcome = "sat" if best is not None else (
+                "unsat" if solution.status == "infeasible" else "timeout")
+            break
+        best, outcome = _local_tree(solution, classes), "sat"
+        depth = best.depth() - 1
+    return best, outcome
+
+
+def _local_tree(solution, classes) -> LocalTree:
+    tree = solution.tree
+    leaf = tree.children_left < 0
+    return LocalTree(np.where(leaf, -1, tree.feature), tree.children_left, tree.children_right,
+                     np.where(leaf, classes[solution.node_labels], -1))
+
+
+def support_set(X, labels, rng, start) -> np.ndarray:
+    """A small set of columns on which every two rows of different labels differ (spec
+    B.5): the smaller of a deletion pass over the columns in random order and a greedy pair
+    cover; ``start`` (a support set) when the data are too large for either."""
+    X, labels, _ = _unique_rows(X, labels)
+    n, k = X.shape
+    if n * k * k > _SUPPORT_WORK:
+        return start
+    found = [start]
+    keep = np.ones(k, dtype=bool)
+    for column in rng.permutation(k):
+        keep[column] = False
+        if not _separates(X[:, keep], labels):
+            keep[column] = True
+    found.append(np.flatnonzero(keep))
+    if n * n * k <= _SUPPORT_WORK:
+        found.append(_pair_cover(X, labels))
+    return min(found, key=len)
+
+
+def _separates(X, labels) -> bool:
+    """Whether equal rows of ``X`` always have equal labels."""
+    _, first, inverse = np.unique(X, axis=0, return_index=True, return_inverse=True)
+    return bool(np.all(labels == labels[first][inverse.ravel()]))
+
+
+def _pair_cover(X, labels) -> np.ndarray:
+    """Greedy cover of the pairs of rows of different labels by the columns that tell them
+    apart, the column covering most pairs first (lowest index on ties)."""
+    a, b = np.nonzero(labels[:, None] != labels[None, :])
+    keep = a < b
+    differs = X[a[keep]] != X[b[keep]]
+    chosen = []
+    while len(differs):
+        column = int(np.argmax(differs.sum(axis=0)))
+        chosen.append(column)
+        differs = differs[~differs[:, column]]
+    return np.array(sorted(chosen), dtype=np.int64)
+
+
+def _unique_rows(X, labels) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct (row, label) pairs and how often each occurs."""
+    both = np.column_stack([X.astype(np.int64), labels])
+    unique, counts = np.unique(both, axis=0, return_counts=True)
+    return unique[:, :-1].astype(np.uint8), unique[:, -1], counts.astype(np.float64)

@@ -1,0 +1,151 @@
+"""DT-SLIM (issue 16): shallower trees that classify the training rows as before."""
+
+import numpy as np
+import pytest
+from odtree import DepthImprover, OptimalTreeClassifier, export_text, from_json, improve_depth
+from odtree._sat import min_depth_tree
+from odtree._slim import dp_min_depth, support_set
+from sklearn.datasets import make_classification
+from sklearn.exceptions import NotFittedError
+from sklearn.tree import DecisionTreeClassifier
+
+
+def brute_min_depth(X, labels):
+    """The least depth of a tree classifying every row, by exhaustive recursion."""
+    def depth(rows, limit):
+        if len(set(labels[rows])) <= 1:
+            return 0
+        if limit == 0:
+            return None
+        best = None
+        for f in range(X.shape[1]):
+            ones = rows[X[rows, f] == 1]
+            zeros = rows[X[rows, f] == 0]
+            if len(ones) == 0 or len(zeros) == 0:
+                continue
+            a = depth(ones, limit - 1)
+            b = depth(zeros, limit - 1) if a is not None else None
+            if a is not None and b is not None:
+                found = 1 + max(a, b)
+                if best is None or found < best:
+                    best, limit = found, found - 1
+        return best
+    return depth(np.arange(len(X)), X.shape[1])
+
+
+def consistent_instance(seed, n=9, k=4, n_classes=3):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 2, (n, k)).astype(np.uint8)
+    X, first = np.unique(X, axis=0, return_index=True)
+    return X, rng.integers(0, n_classes, len(X))
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_both_oracles_find_the_least_depth(seed):
+    X, labels = consistent_instance(seed)
+    least = brute_min_depth(X, labels)
+    start = X.shape[1]
+    dp, outcome = dp_min_depth(X, labels, start, 10.0)
+    sat, _ = min_depth_tree(X, labels, start, time_limit=10.0)
+    for tree in (dp, sat):
+        assert tree is not None and tree.depth() == least
+        assert np.array_equal(tree.predict(X), labels)
+    below, outcome = dp_min_depth(X, labels, least - 1, 10.0)
+    assert below is None and outcome == "unsat"
+
+
+def test_the_engine_oracle_spends_an_error_budget():
+    X, labels = consistent_instance(3, n=16, k=4, n_classes=2)
+    counts = np.ones(len(X))
+    exact, _ = dp_min_depth(X, labels, 4, 10.0, counts=counts)
+    relaxed, _ = dp_min_depth(X, labels, 4, 10.0, counts=counts, errors=3)
+    assert relaxed.depth() <= exact.depth()
+    assert np.count_nonzero(relaxed.predict(X) != labels) <= 3
+
+
+def test_a_support_set_separates_every_pair_of_classes():
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, (60, 20)).astype(np.uint8)
+    labels = X[:, 3] ^ X[:, 7] ^ (X[:, 11] & X[:, 2])
+    chosen = support_set(X, labels, rng, np.arange(20))
+    keys = {}
+    for row, label in zip(map(bytes, X[:, chosen]), labels, strict=True):
+        assert keys.setdefault(row, label) == label
+    assert len(chosen) <= 6
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_improved_tree_classifies_the_training_rows_as_before(seed):
+    X, y = make_classification(400, 8, n_informative=5, n_classes=3, random_state=seed)
+    cart = DecisionTreeClassifier(random_state=seed).fit(X, y)
+    model = improve_depth(cart, X, y, time_limit=20, sat_timeout=5)
+    assert np.array_equal(model.predict(X), cart.predict(X))
+    assert model.get_depth() <= cart.get_depth() == model.original_depth_
+    assert "rejected" not in {attempt.outcome for attempt in model.slim_log_}
+    depths = model.depth_log_[:, 1]
+    assert np.all(np.diff(depths) < 0) and depths[-1] == model.get_depth()
+    assert sum(model.oracle_wins_.values()) == len(depths) - 1
+    if seed == 0:
+        assert model.get_depth() < cart.get_depth()
+
+
+@pytest.mark.parametrize("oracle", ["sat", "dp"])
+def test_each_oracle_alone_keeps_the_classification(oracle):
+    X, y = make_classification(300, 6, n_informative=4, random_state=1)
+    cart = DecisionTreeClassifier(random_state=0).fit(X, y)
+    model = improve_depth(cart, X, y, oracle=oracle, time_limit=15, sat_timeout=3)
+    assert np.array_equal(model.predict(X), cart.predict(X))
+    assert model.get_depth() <= cart.get_depth()
+    assert set(model.oracle_wins_) == {"sat", "dp"}
+    assert all(attempt.oracle == oracle for attempt in model.slim_log_)
+
+
+def test_an_error_budget_trades_rows_for_depth():
+    X, y = make_classification(300, 6, n_informative=4, random_state=2)
+    cart = DecisionTreeClassifier(random_state=0).fit(X, y)
+    exact = improve_depth(cart, X, y, oracle="dp", time_limit=15, sat_timeout=3)
+    relaxed = improve_depth(cart, X, y, oracle="dp", time_limit=15, sat_timeout=3,
+                            max_errors=10)
+    assert np.count_nonzero(relaxed.predict(X) != cart.predict(X)) <= 10
+    assert relaxed.get_depth() <= exact.get_depth()
+
+
+def test_an_odtree_tree_improves_and_prints_and_saves():
+    X, y = make_classification(200, 5, random_state=3)
+    deep = OptimalTreeClassifier(max_depth=6, time_limit=5).fit(X, y)
+    model = improve_depth(deep, X, y, time_limit=10, sat_timeout=2)
+    assert np.array_equal(model.predict(X), deep.predict(X))
+    assert "class" in export_text(model)
+    assert np.array_equal(from_json(model.to_json()).predict(X), model.predict(X))
+
+
+def test_the_meta_estimator_fits_cart_and_improves_it():
+    X, y = make_classification(300, 6, random_state=4)
+    improver = DepthImprover(time_limit=15, sat_timeout=3).fit(X, y)
+    assert isinstance(improver.original_, DecisionTreeClassifier)
+    assert np.array_equal(improver.predict(X), improver.original_.predict(X))
+    assert improver.improved_.get_depth() <= improver.original_.get_depth()
+    prefit = DecisionTreeClassifier(max_depth=3).fit(X, y)
+    assert DepthImprover(prefit, time_limit=5).fit(X, y).original_ is prefit
+
+
+def test_a_spent_time_limit_returns_the_tree_unchanged():
+    X, y = make_classification(200, 5, random_state=5)
+    cart = DecisionTreeClassifier(random_state=0).fit(X, y)
+    model = improve_depth(cart, X, y, time_limit=0)
+    assert model.get_depth() == cart.get_depth() and len(model.depth_log_) == 1
+
+
+def test_bad_input_gets_a_clear_error():
+    X, y = make_classification(100, 5, random_state=6)
+    cart = DecisionTreeClassifier(random_state=0).fit(X, y)
+    with pytest.raises(TypeError, match="DecisionTreeClassifier or OptimalTreeClassifier"):
+        improve_depth(DepthImprover(), X, y)
+    with pytest.raises(ValueError, match="features"):
+        improve_depth(cart, X[:, :3], y)
+    with pytest.raises(ValueError, match="max_errors"):
+        improve_depth(cart, X, y, max_errors=1000)
+    with pytest.raises(ValueError, match="classes"):
+        improve_depth(cart, X, y + 5)
+    with pytest.raises(NotFittedError):
+        improve_depth(DecisionTreeClassifier(), X, y)
