@@ -78,12 +78,12 @@ def test_a_support_set_separates_every_pair_of_classes():
 def test_the_improved_tree_classifies_the_training_rows_as_before(seed):
     X, y = make_classification(400, 8, n_informative=5, n_classes=3, random_state=seed)
     cart = DecisionTreeClassifier(random_state=seed).fit(X, y)
-    model = improve_depth(cart, X, y, time_limit=20, sat_timeout=5)
+    model = improve_depth(cart, X, y, time_limit=6, sat_timeout=2)
     assert np.array_equal(model.predict(X), cart.predict(X))
     assert model.get_depth() <= cart.get_depth() == model.original_depth_
     assert "rejected" not in {attempt.outcome for attempt in model.slim_log_}
     depths = model.depth_log_[:, 1]
-    assert np.all(np.diff(depths) < 0) and depths[-1] == model.get_depth()
+    assert np.all(np.diff(depths) <= 0) and depths[-1] == model.get_depth()
     assert sum(model.oracle_wins_.values()) == len(depths) - 1
     if seed == 0:
         assert model.get_depth() < cart.get_depth()
@@ -93,7 +93,7 @@ def test_the_improved_tree_classifies_the_training_rows_as_before(seed):
 def test_each_oracle_alone_keeps_the_classification(oracle):
     X, y = make_classification(300, 6, n_informative=4, random_state=1)
     cart = DecisionTreeClassifier(random_state=0).fit(X, y)
-    model = improve_depth(cart, X, y, oracle=oracle, time_limit=15, sat_timeout=3)
+    model = improve_depth(cart, X, y, oracle=oracle, time_limit=5, sat_timeout=2)
     assert np.array_equal(model.predict(X), cart.predict(X))
     assert model.get_depth() <= cart.get_depth()
     assert set(model.oracle_wins_) == {"sat", "dp"}
@@ -103,17 +103,17 @@ def test_each_oracle_alone_keeps_the_classification(oracle):
 def test_an_error_budget_trades_rows_for_depth():
     X, y = make_classification(300, 6, n_informative=4, random_state=2)
     cart = DecisionTreeClassifier(random_state=0).fit(X, y)
-    exact = improve_depth(cart, X, y, oracle="dp", time_limit=15, sat_timeout=3)
-    relaxed = improve_depth(cart, X, y, oracle="dp", time_limit=15, sat_timeout=3,
+    relaxed = improve_depth(cart, X, y, oracle="dp", time_limit=5, sat_timeout=2,
                             max_errors=10)
-    assert np.count_nonzero(relaxed.predict(X) != cart.predict(X)) <= 10
-    assert relaxed.get_depth() <= exact.get_depth()
+    changed = np.count_nonzero(relaxed.predict(X) != cart.predict(X))
+    assert 0 < changed <= 10
+    assert relaxed.get_depth() < cart.get_depth()
 
 
 def test_an_odtree_tree_improves_and_prints_and_saves():
     X, y = make_classification(200, 5, random_state=3)
     deep = OptimalTreeClassifier(max_depth=6, time_limit=5).fit(X, y)
-    model = improve_depth(deep, X, y, time_limit=10, sat_timeout=2)
+    model = improve_depth(deep, X, y, time_limit=4, sat_timeout=2)
     assert np.array_equal(model.predict(X), deep.predict(X))
     assert "class" in export_text(model)
     assert np.array_equal(from_json(model.to_json()).predict(X), model.predict(X))
@@ -121,12 +121,12 @@ def test_an_odtree_tree_improves_and_prints_and_saves():
 
 def test_the_meta_estimator_fits_cart_and_improves_it():
     X, y = make_classification(300, 6, random_state=4)
-    improver = DepthImprover(time_limit=15, sat_timeout=3).fit(X, y)
+    improver = DepthImprover(time_limit=5, sat_timeout=2).fit(X, y)
     assert isinstance(improver.original_, DecisionTreeClassifier)
     assert np.array_equal(improver.predict(X), improver.original_.predict(X))
     assert improver.improved_.get_depth() <= improver.original_.get_depth()
     prefit = DecisionTreeClassifier(max_depth=3).fit(X, y)
-    assert DepthImprover(prefit, time_limit=5).fit(X, y).original_ is prefit
+    assert DepthImprover(prefit, time_limit=1).fit(X, y).original_ is prefit
 
 
 def test_a_spent_time_limit_returns_the_tree_unchanged():

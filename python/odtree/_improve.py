@@ -198,7 +198,7 @@ n_thresholds, random_state
     >>> from sklearn.datasets import load_breast_cancer
     >>> from odtree import DepthImprover
     >>> X, y = load_breast_cancer(return_X_y=True)
-    >>> model = DepthImprover(time_limit=20).fit(X, y)
+    >>> model = DepthImprover(time_limit=5).fit(X, y)
     >>> model.improved_.get_depth() <= model.original_.get_depth()
     True
     >>> bool((model.predict(X) == model.original_.predict(X)).all())

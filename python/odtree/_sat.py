@@ -18,6 +18,7 @@ PySAT cannot interrupt CaDiCaL, Kissat or Lingeling, so calls with a time limit 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
@@ -32,6 +33,9 @@ _PAIRWISE_MAX = 8
 _NO_INTERRUPT = frozenset(SolverNames.cadical103 + SolverNames.cadical153 + SolverNames.cadical195
                           + SolverNames.cadical300 + SolverNames.kissat404 + SolverNames.lingeling)
 _INTERRUPTIBLE = "glucose4"
+#: Literals per second that building an encoding and handing it to PySAT costs (measured on
+#: 150 x 20 instances; PySAT adds the clauses one Python call at a time).
+BUILD_RATE = {"depth": 3e6, "partition": 1e6}
 
 
 class LocalTree(NamedTuple):
@@ -109,23 +113,28 @@ def min_depth_tree(X, labels, target, *, encoding="hybrid", switch_depth=10,
     Returns the best tree (or None) and the outcome: "sat" (a tree was found), "unsat" (the
     first call was UNSAT), "timeout" (the first call timed out) or "too_large" (the first call
     was skipped). ``"hybrid"`` uses DT_depth below ``switch_depth`` and DT_pb from there on;
-    ``time_limit`` is in seconds per SAT call.
+    ``time_limit`` is in seconds for the whole search, building the encodings included: an
+    encoding that would take more than half the time left to build (at ``BUILD_RATE``) is
+    skipped as too large.
     """
     instance = _prepare(X, labels)
     if target < 0 or instance is None:
         return None, "unsat"
     X, codes, classes = instance
+    deadline = None if time_limit is None else time.monotonic() + time_limit
     best, depth, outcome = None, target, "unsat"
     while True:
         if encoding == "hybrid":
             chosen = "depth" if depth < switch_depth else "partition"
         else:
             chosen = encoding
-        if len(classes) > 1 and depth > 0 and estimate_literals(
-                len(X), X.shape[1], len(classes), depth, chosen) > max_literals:
+        left = None if deadline is None else deadline - time.monotonic()
+        size = estimate_literals(len(X), X.shape[1], len(classes), depth, chosen) \
+            if len(classes) > 1 and depth > 0 else 0
+        if size > max_literals or (left is not None and size > BUILD_RATE[chosen] * left / 2):
             outcome = "too_large"
             break
-        found = _decide(X, codes, classes, depth, chosen, solver, time_limit, amo)
+        found = _decide(X, codes, classes, depth, chosen, solver, left, amo)
         if not isinstance(found, LocalTree):
             outcome = "timeout" if found == "timeout" else "unsat"
             break
@@ -266,12 +275,17 @@ def _bits(n_classes) -> int:
 
 def _solve(clauses, solver, time_limit) -> np.ndarray | None | str:
     """The truth value of each variable (index 0 unused) in a model of ``clauses``, None if
-    there is none, or "timeout"."""
+    there is none, or "timeout" (``time_limit`` counts the clauses' loading too)."""
     if time_limit is not None and solver in _NO_INTERRUPT:
         solver = _INTERRUPTIBLE
+    started = time.monotonic()
     with Solver(name=solver) as sat:
         for block in clauses:
+            if time_limit is not None and time.monotonic() - started > time_limit:
+                return "timeout"
             sat.append_formula(block.tolist())
+        if time_limit is not None:
+            time_limit = max(0.0, time_limit - (time.monotonic() - started))
         if time_limit is None:
             found = sat.solve()
         else:

@@ -31,9 +31,8 @@ SAMPLE_LIMITS = {
 #: (leaf mode, reduction) in the order Alg. 1 tries them: the whole subtree first, the
 #: subtree's own features first.
 ATTEMPTS = ((1, 1), (1, 2), (0, 1), (0, 2))
-#: The deepest target the exact engine is asked for when both oracles run.
-DP_DEPTH = 6
-#: Above these many (unique rows x features squared), the support-set heuristics are skipped.
+#: Above these many (unique rows x features, and that times rows for the pair cover), the
+#: support-set heuristics are skipped.
 _SUPPORT_WORK = 2e8
 
 
@@ -76,6 +75,7 @@ class Slimmer:
         self.deadline, self.rng = deadline, rng
         self.log: list[Attempt] = []
         self.wins = {"sat": 0, "dp": 0}
+        self.failed: set[tuple] = set()
         self.started = time.monotonic()
         self.depth_log = [(0.0, tree.depth())]
 
@@ -177,9 +177,13 @@ class Slimmer:
     def _improve(self, local: Local) -> bool:
         """Asks the oracles for a tree of depth below ``local.depth``; replaces on success.
 
-        ``"both"`` asks the exact engine first (for targets up to ``DP_DEPTH``, with half the
-        call's time), then SAT for a tree lower still; the oracle of the tree kept wins.
-        With an error budget only the engine may spend it (SAT classifies exactly)."""
+        ``"both"`` asks the exact engine first (with half the call's time), then SAT for a
+        tree lower still; the oracle of the tree kept wins. With an error budget only the
+        engine may spend it (SAT classifies exactly). A local instance that no oracle
+        improved is not asked again until the tree changes."""
+        key = (local.root, tuple(local.cut_points), local.features.tobytes())
+        if key in self.failed:
+            return False
         target, found, winner = local.depth - 1, None, None
         oracles = ("dp", "sat") if self.oracle == "both" else (self.oracle,)
         for oracle in oracles:
@@ -188,8 +192,6 @@ class Slimmer:
             if call <= 0 or target < 0:
                 break
             if oracle == "dp" and self.oracle == "both":
-                if target > DP_DEPTH:
-                    continue
                 call /= 2
             if oracle == "sat":
                 tree, outcome = min_depth_tree(local.X, local.labels, target,
@@ -204,6 +206,7 @@ class Slimmer:
             if tree is not None:
                 found, winner, target = tree, oracle, tree.depth() - 1
         if found is None:
+            self.failed.add(key)
             return False
         errors = int(local.counts[found.predict(local.X) != local.labels].sum())
         saved = self.tree.state()
@@ -217,6 +220,7 @@ class Slimmer:
             return False
         self.budget -= changed
         self.labels = predicted
+        self.failed.clear()
         self.wins[winner] += 1
         self.depth_log.append((time.monotonic() - self.started, self.tree.depth()))
         return True
@@ -269,27 +273,35 @@ def _local_tree(solution, classes) -> LocalTree:
 def support_set(X, labels, rng, start) -> np.ndarray:
     """A small set of columns on which every two rows of different labels differ (spec
     B.5): the smaller of a deletion pass over the columns in random order and a greedy pair
-    cover; ``start`` (a support set) when the data are too large for either."""
+    cover; ``start`` (a support set) when the data are too large for either.
+
+    The deletion pass compares rows by an additive hash (a random 64-bit weight per column,
+    summed over the row's ones): dropping a column subtracts its weight. A collision can only
+    make a column look needed, so the set found always separates the labels.
+    """
     X, labels, _ = _unique_rows(X, labels)
     n, k = X.shape
-    if n * k * k > _SUPPORT_WORK:
+    if n * k > _SUPPORT_WORK:
         return start
-    found = [start]
-    keep = np.ones(k, dtype=bool)
-    for column in rng.permutation(k):
-        keep[column] = False
-        if not _separates(X[:, keep], labels):
-            keep[column] = True
-    found.append(np.flatnonzero(keep))
+    weights = rng.integers(0, np.iinfo(np.int64).max, k, dtype=np.int64).astype(np.uint64)
+    with np.errstate(over="ignore"):
+        keys = X.astype(np.uint64) @ weights
+        keep = np.ones(k, dtype=bool)
+        for column in rng.permutation(k):
+            trial = keys - X[:, column].astype(np.uint64) * weights[column]
+            if _separates(trial, labels):
+                keys, keep[column] = trial, False
+    found = [start, np.flatnonzero(keep)]
     if n * n * k <= _SUPPORT_WORK:
         found.append(_pair_cover(X, labels))
     return min(found, key=len)
 
 
-def _separates(X, labels) -> bool:
-    """Whether equal rows of ``X`` always have equal labels."""
-    _, first, inverse = np.unique(X, axis=0, return_index=True, return_inverse=True)
-    return bool(np.all(labels == labels[first][inverse.ravel()]))
+def _separates(keys, labels) -> bool:
+    """Whether rows of equal keys always have equal labels."""
+    order = np.argsort(keys, kind="stable")
+    same = keys[order][1:] == keys[order][:-1]
+    return not np.any(same & (labels[order][1:] != labels[order][:-1]))
 
 
 def _pair_cover(X, labels) -> np.ndarray:
