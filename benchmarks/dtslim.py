@@ -20,9 +20,8 @@ import warnings
 
 import numpy as np
 
-SETS = ("german-credit,yeast,segment,splice-1,kr-vs-kp,hypothyroid,pendigits,mushroom,"
-        "nina/australian-un_converted,nina/hungarian-un_converted,digits,generated-10k,"
-        "generated-50k,generated-100k")
+SETS = ("german-credit,yeast,segment,splice-1,kr-vs-kp,pendigits,mushroom,"
+        "nina/hungarian-un_converted,digits,generated-10k,generated-100k")
 
 
 def load(name):

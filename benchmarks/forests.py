@@ -83,7 +83,7 @@ def ours(model, D, depth, **options):
     return LPBoostClassifier(D=D, max_depth=depth, form=form, **options)
 
 
-def run_peer(name, depth, model, D, results) -> None:
+def run_peer(name, depth, model, D, gap, results) -> None:
     """Fits the peer (in a child process, so that a run past the cap can be stopped) and
     puts its objective, the exact master over its trees and its time in ``results``."""
     import warnings
@@ -97,18 +97,18 @@ def run_peer(name, depth, model, D, results) -> None:
     peer_model = {"lpboost": pydl85.MODEL_LP_RATSCH, "demiriz": pydl85.MODEL_LP_DEMIRIZ,
                   "mdboost": pydl85.MODEL_QP_MDBOOST}[model]
     start = time.perf_counter()
-    peer = pydl85.DL85Booster(max_depth=depth, model=peer_model, regulator=D,
+    peer = pydl85.DL85Booster(max_depth=depth, model=peer_model, regulator=D, opti_gap=gap,
                               quiet=True).fit(X, y)
     seconds = time.perf_counter() - start
     results.put((peer_objective(model, peer, D), resolved(model, peer, X, y, D), seconds))
 
 
-def peer_fit(name, depth, model, D, cap):
+def peer_fit(name, depth, model, D, gap, cap):
     """``(objective, exact, seconds)`` of the peer, or None past ``cap`` seconds."""
     import multiprocessing
 
     results = multiprocessing.Queue()
-    child = multiprocessing.Process(target=run_peer, args=(name, depth, model, D, results))
+    child = multiprocessing.Process(target=run_peer, args=(name, depth, model, D, gap, results))
     child.start()
     child.join(cap)
     if child.is_alive():
@@ -134,7 +134,7 @@ def peer_table(args) -> None:
                 start = time.perf_counter()
                 forest = ours(model, D, depth).fit(X, y)
                 ours_seconds = time.perf_counter() - start
-                peer = peer_fit(name, depth, model, D, args.peer_cap)
+                peer = peer_fit(name, depth, model, D, args.peer_gap, args.peer_cap)
                 if peer is None:
                     capped += 1
                     ratios.append(args.peer_cap / ours_seconds)
@@ -218,6 +218,8 @@ def main() -> None:
     parser.add_argument("--lpboost-d", type=float, default=0.25)
     parser.add_argument("--demiriz-d", type=float, default=0.5)
     parser.add_argument("--mdboost-d", type=float, default=3.0)
+    parser.add_argument("--peer-gap", type=float, default=1e-6,
+                        help="peer: its opti_gap (its default, 0.01, stops before the optimum)")
     parser.add_argument("--peer-cap", type=float, default=300.0,
                         help="peer: seconds after which a peer fit is stopped")
     args = parser.parse_args()
