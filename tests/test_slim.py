@@ -149,3 +149,18 @@ def test_bad_input_gets_a_clear_error():
         improve_depth(cart, X, y + 5)
     with pytest.raises(NotFittedError):
         improve_depth(DecisionTreeClassifier(), X, y)
+
+
+def test_every_tree_of_a_random_forest_keeps_its_classification():
+    """The trees of a random forest are not pure on the rows they are improved on: the
+    improved tree must still agree with each of them on every row."""
+    from sklearn.ensemble import RandomForestClassifier
+
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(250, 6))
+    y = rng.integers(0, 3, 250)
+    forest = RandomForestClassifier(n_estimators=6, random_state=0).fit(X, y)
+    for tree in forest.estimators_:
+        model = improve_depth(tree, X, oracle="dp", time_limit=1.5, sat_timeout=0.5)
+        assert np.array_equal(model.predict(X), tree.predict(X))
+        assert model.get_depth() <= tree.get_depth()
