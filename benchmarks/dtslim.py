@@ -3,8 +3,8 @@ until the training rows are classified, before and after ``improve_depth``, with
 oracle setting.
 
 For each set, CART is fitted once; then ``improve_depth`` runs with ``oracle="both"`` (the
-default) and, unless ``--both-only``, with SAT alone and the engine alone, each under its
-own time limit. Every result is checked to classify the training rows as CART does. Prints a
+default), with SAT alone and with the engine alone (``--oracles``), each under its own time
+limit. Every result is checked to classify the training rows as CART does. Prints a
 Markdown table and the average depth before and after.
 
 Example::
@@ -45,16 +45,18 @@ def main() -> None:
     parser.add_argument("--time-limit", type=float, default=300.0)
     parser.add_argument("--single-limit", type=float, default=100.0,
                         help="seconds for SAT alone and for the engine alone")
-    parser.add_argument("--sat-timeout", type=float, default=60.0)
-    parser.add_argument("--both-only", action="store_true")
+    parser.add_argument("--sat-timeout", type=float, default=10.0)
+    parser.add_argument("--sample-limit", default="mid")
+    parser.add_argument("--oracles", default="both,sat,dp",
+                        help="the settings to run: both (at --time-limit), sat, dp (at "
+                             "--single-limit)")
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     from odtree import improve_depth
     from sklearn.tree import DecisionTreeClassifier
 
-    settings = [("both", args.time_limit)]
-    if not args.both_only:
-        settings += [("sat", args.single_limit), ("dp", args.single_limit)]
+    settings = [(oracle, args.time_limit if oracle == "both" else args.single_limit)
+                for oracle in args.oracles.split(",")]
     header = " | ".join(f"{oracle} depth (s) | {oracle} wins sat/dp" for oracle, _ in settings)
     print(f"| set | rows | features | CART depth | {header} |")
     print("|---" * (4 + 2 * len(settings)) + "|")
@@ -67,7 +69,8 @@ def main() -> None:
         for oracle, limit in settings:
             start = time.perf_counter()
             model = improve_depth(cart, X, y, oracle=oracle, time_limit=limit,
-                                  sat_timeout=args.sat_timeout)
+                                  sat_timeout=args.sat_timeout,
+                                  sample_limit=args.sample_limit)
             seconds = time.perf_counter() - start
             if not np.array_equal(model.predict(X), cart.predict(X)):
                 raise AssertionError(f"{name}: the improved tree classifies differently")

@@ -31,9 +31,10 @@ SAMPLE_LIMITS = {
 #: (leaf mode, reduction) in the order Alg. 1 tries them: the whole subtree first, the
 #: subtree's own features first.
 ATTEMPTS = ((1, 1), (1, 2), (0, 1), (0, 2))
-#: Above these many (unique rows x features, and that times rows for the pair cover), the
-#: support-set heuristics are skipped.
+#: Above these many unique rows x features, the support-set heuristics are skipped; above
+#: these many pairs x features, the pair cover is.
 _SUPPORT_WORK = 2e8
+_PAIR_WORK = 2e7
 
 
 class Attempt(NamedTuple):
@@ -155,11 +156,14 @@ class Slimmer:
         local_labels[is_cut] = self.n_classes + np.searchsorted(cut_points, ends[is_cut])
         if reduction == 0:
             features = np.arange(self.X.shape[1])
+        elif reduction == 2 and len(rows) > 4 * max(self.limits):
+            features = np.arange(self.X.shape[1])  # too many rows to reduce: too large
         else:
             inside = [u for u in self._inner(r, cuts)]
             features = np.unique([self.tree.feature[u] for u in inside])
             if reduction == 2:
                 features = support_set(self.X[rows], local_labels, self.rng, features)
+        features = _distinct_columns(self.X, rows, features)
         X, local_labels, counts = _unique_rows(self.X[np.ix_(rows, features)], local_labels)
         if depth is None:
             depth = self.tree.depths_and_heights()[1][r]
@@ -292,7 +296,7 @@ def support_set(X, labels, rng, start) -> np.ndarray:
             if _separates(trial, labels):
                 keys, keep[column] = trial, False
     found = [start, np.flatnonzero(keep)]
-    if n * n * k <= _SUPPORT_WORK:
+    if n * n * k <= _PAIR_WORK:
         found.append(_pair_cover(X, labels))
     return min(found, key=len)
 
@@ -316,6 +320,16 @@ def _pair_cover(X, labels) -> np.ndarray:
         chosen.append(column)
         differs = differs[~differs[:, column]]
     return np.array(sorted(chosen), dtype=np.int64)
+
+
+def _distinct_columns(X, rows, features) -> np.ndarray:
+    """``features`` without the columns constant on ``rows`` and without repeats: a column
+    equal to another one, or to its complement, on ``rows`` splits them the same way."""
+    local = X[np.ix_(rows, features)]
+    flipped = local ^ local[:1]  # each column normalised to start with 0
+    varying = flipped.any(axis=0)
+    _, first = np.unique(flipped[:, varying], axis=1, return_index=True)
+    return features[np.flatnonzero(varying)[np.sort(first)]]
 
 
 def _unique_rows(X, labels) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
