@@ -31,6 +31,8 @@ SAMPLE_LIMITS = {
 #: (leaf mode, reduction) in the order Alg. 1 tries them: the whole subtree first, the
 #: subtree's own features first.
 ATTEMPTS = ((1, 1), (1, 2), (0, 1), (0, 2))
+#: The share of the time limit the exact engine gets first, for the whole tree.
+WHOLE_SHARE = 0.5
 #: Above these many unique rows x features, the support-set heuristics are skipped; above
 #: these many pairs x features, the pair cover is.
 _SUPPORT_WORK = 2e8
@@ -87,6 +89,8 @@ class Slimmer:
         return self.limits[depth] if depth < len(self.limits) else 0
 
     def run(self) -> None:
+        if self.oracle in ("dp", "both"):
+            self._whole_tree()
         done: set[int] = set()
         while self._left() is None or self._left() > 0:
             depth, height = self.tree.depths_and_heights()
@@ -115,6 +119,24 @@ class Slimmer:
                         return
             if not improved:
                 done.update(path)
+
+    def _whole_tree(self) -> None:
+        """Beyond the paper: the exact engine on every row, for a whole tree of lower depth,
+        with ``WHOLE_SHARE`` of the time (the engine's anytime search often finds a much
+        shallower error-free tree at once); the local improvements go on from its tree."""
+        root = self.tree.root
+        local = self._local(root, np.arange(len(self.X)), set(), 0)
+        left = self._left()
+        call = None if left is None else left * WHOLE_SHARE
+        if local.depth < 1 or (call is not None and call <= 0):
+            return
+        found, outcome = dp_min_depth(local.X, local.labels, local.depth - 1, call,
+                                      counts=local.counts, errors=self.budget)
+        self.log.append(Attempt(time.monotonic() - self.started, local.depth,
+                                local.depth if found is None else found.depth(), len(local.X),
+                                len(local.features), "dp", outcome))
+        if found is not None:
+            self._replace(local, found, "dp")
 
     def _whole(self, r, rows, height, reduction) -> Local | None:
         """The whole subtree at ``r``, if it fits the limits (leaf mode 1)."""
@@ -212,6 +234,11 @@ class Slimmer:
         if found is None:
             self.failed.add(key)
             return False
+        return self._replace(local, found, winner)
+
+    def _replace(self, local: Local, found: LocalTree, winner: str) -> bool:
+        """Puts ``found`` in place of the local instance's subtree, after checking that the
+        tree still classifies the rows within the error budget and is no deeper."""
         errors = int(local.counts[found.predict(local.X) != local.labels].sum())
         saved = self.tree.state()
         self.tree.replace(local.root, found, local.features, local.cut_points, self.n_classes)
@@ -234,9 +261,10 @@ def dp_min_depth(X, labels, target, time_limit, *, counts=None, errors=0
                  ) -> tuple[LocalTree | None, str]:
     """The exact engine as an oracle: the lowest depth, from ``target`` down, at which a
     tree misclassifies at most ``errors`` rows of ``(X, labels)`` (row ``i`` standing for
-    ``counts[i]`` rows). An upper bound of ``errors + 1`` on the error makes each depth a
-    feasibility question. Returns the tree (or None) and ``"sat"``, ``"unsat"`` or
-    ``"timeout"``."""
+    ``counts[i]`` rows), within ``time_limit`` seconds (None: no limit). An upper bound of
+    ``errors + 1`` on the error makes each depth a feasibility question; a search stopped by
+    the time limit still gives any tree within the bound it met. Returns the tree (or None)
+    and ``"sat"``, ``"unsat"`` or ``"timeout"``."""
     if target < 0:
         return None, "unsat"
     classes, codes = np.unique(labels, return_inverse=True)
@@ -249,11 +277,11 @@ def dp_min_depth(X, labels, target, time_limit, *, counts=None, errors=0
         return LocalTree(leaf, leaf, leaf, np.array([majority])), "sat"
     solver = Solver._from_codes(np.ascontiguousarray(X, dtype=np.uint8),
                                 codes.astype(np.uint32), len(classes))
-    deadline = time.monotonic() + time_limit
+    deadline = None if time_limit is None else time.monotonic() + time_limit
     best, depth, outcome = None, target, "unsat"
     while depth >= 1:
-        left = deadline - time.monotonic()
-        if left <= 0:
+        left = None if deadline is None else deadline - time.monotonic()
+        if left is not None and left <= 0:
             outcome = outcome if best is not None else "timeout"
             break
         solution = solver.solve(counts, max_depth=depth, upper_bound=errors + 1.0,
