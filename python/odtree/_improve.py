@@ -81,13 +81,14 @@ def improve_depth(model, X, y=None, *, oracle="both", time_limit=300.0, sat_time
     """
     started = time.monotonic()
     source = _as_odtree(model)
-    binary_model = np.asarray(binarize_input(source, X), dtype=np.uint8)
-    codes = source.node_classes_[source.tree_.apply(binary_model)]
-    y_codes = codes if y is None else _class_codes(source, y, len(binary_model))
-    if max_errors > len(codes):
-        raise ValueError(f"max_errors={max_errors} is more than the {len(codes)} rows")
+    binarize_input(source, X[:1] if hasattr(X, "shape") else X)  # X fits the model's columns
     universe = _wider_binarizer(source, X, n_thresholds)
     binary = np.ascontiguousarray(universe.transform(X), dtype=np.uint8)
+    # the model's own features come first in the wider set
+    codes = source.node_classes_[source.tree_.apply(binary[:, :len(source.binary_features_)])]
+    y_codes = codes if y is None else _class_codes(source, y, len(binary))
+    if max_errors > len(codes):
+        raise ValueError(f"max_errors={max_errors} is more than the {len(codes)} rows")
     limits = list(SAMPLE_LIMITS[sample_limit]) if isinstance(sample_limit, str) \
         else list(sample_limit)
     slimmer = Slimmer(SlimTree.from_tree(source.tree_, source.node_classes_), binary, codes,

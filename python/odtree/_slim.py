@@ -31,6 +31,9 @@ SAMPLE_LIMITS = {
 #: (leaf mode, reduction) in the order Alg. 1 tries them: the whole subtree first, the
 #: subtree's own features first.
 ATTEMPTS = ((1, 1), (1, 2), (0, 1), (0, 2))
+#: A subtree whose rows outnumber the largest sample limit this many times is not selected:
+#: its distinct rows would hardly fit, and finding out costs time on large data.
+_RAW_ROWS = 20
 #: The share of the time limit the exact engine gets first, for the whole tree.
 WHOLE_SHARE = 0.5
 #: Above these many unique rows x features, the support-set heuristics are skipped; above
@@ -140,7 +143,8 @@ class Slimmer:
 
     def _whole(self, r, rows, height, reduction) -> Local | None:
         """The whole subtree at ``r``, if it fits the limits (leaf mode 1)."""
-        if height[r] > len(self.limits) - 1 or height[r] < 1:
+        if height[r] > len(self.limits) - 1 or height[r] < 1 or \
+                len(rows) > _RAW_ROWS * max(self.limits):
             return None
         local = self._local(r, rows, set(), reduction)
         return local if len(local.X) <= self._limit(height[r]) else None
@@ -148,8 +152,10 @@ class Slimmer:
     def _grow(self, r, rows, height, reduction) -> Local | None:
         """Grows a safe subtree from ``r`` (spec B.6): each round expands every frontier node
         of the largest height; the last candidate within the limits wins."""
+        if len(rows) > _RAW_ROWS * max(self.limits):
+            return None
         frontier, best, depth = {r}, None, 0
-        while True:
+        while self._left() is None or self._left() > 0:
             inner = [u for u in frontier if not self.tree.is_leaf(u)]
             if not inner:
                 break
@@ -355,13 +361,22 @@ def _distinct_columns(X, rows, features) -> np.ndarray:
     equal to another one, or to its complement, on ``rows`` splits them the same way."""
     local = X[np.ix_(rows, features)]
     flipped = local ^ local[:1]  # each column normalised to start with 0
-    varying = flipped.any(axis=0)
-    _, first = np.unique(flipped[:, varying], axis=1, return_index=True)
-    return features[np.flatnonzero(varying)[np.sort(first)]]
+    varying = np.flatnonzero(flipped.any(axis=0))
+    columns = np.ascontiguousarray(np.packbits(flipped[:, varying], axis=0).T)
+    _, first = np.unique(_as_bytes(columns), return_index=True)
+    return features[varying[np.sort(first)]]
 
 
 def _unique_rows(X, labels) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The distinct (row, label) pairs and how often each occurs."""
-    both = np.column_stack([X.astype(np.int64), labels])
-    unique, counts = np.unique(both, axis=0, return_counts=True)
-    return unique[:, :-1].astype(np.uint8), unique[:, -1], counts.astype(np.float64)
+    labels = np.asarray(labels, dtype=np.int64)
+    keys = np.hstack([np.packbits(X, axis=1), labels[:, None].view(np.uint8)])
+    _, first, counts = np.unique(_as_bytes(keys), return_index=True, return_counts=True)
+    return np.ascontiguousarray(X[first], dtype=np.uint8), labels[first], \
+        counts.astype(np.float64)
+
+
+def _as_bytes(rows: np.ndarray) -> np.ndarray:
+    """Each row of a 2-D uint8 array as one opaque value, for fast sorting and unique."""
+    rows = np.ascontiguousarray(rows)
+    return rows.view(np.dtype((np.void, rows.shape[1]))).ravel()
