@@ -3,6 +3,7 @@
 
 mod callbacks;
 mod config;
+mod greedy;
 
 use callbacks::{ClassesCallback, Failure, Labels, RowsCallback, FAILED};
 use config::PyConfig;
@@ -333,5 +334,6 @@ fn solution_to_dict<'py>(py: Python<'py>, solution: &Solution) -> PyResult<Bound
 fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<PySolver>()?;
     module.add_class::<PyConfig>()?;
+    module.add_function(wrap_pyfunction!(greedy::greedy_tree, module)?)?;
     Ok(())
 }
