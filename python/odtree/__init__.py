@@ -8,6 +8,7 @@ from ._boosting import LPBoostClassifier, MDBoostClassifier
 from ._classes import OptimalTreeClassifier
 from ._export import export_graphviz, export_text, plot_anytime, plot_tree
 from ._features import BinaryFeature
+from ._greedy import GreedyTreeClassifier
 from ._improve import DepthImprover, improve_depth
 from ._progress import Progress
 from ._regressor import OptimalTreeRegressor
@@ -27,6 +28,7 @@ __all__ = [
     "Binarizer",
     "BinaryFeature",
     "DepthImprover",
+    "GreedyTreeClassifier",
     "InfeasibleWarning",
     "LPBoostClassifier",
     "MDBoostClassifier",
