@@ -108,6 +108,90 @@ impl<'a> GreedyLearner<'a> {
     /// The tree `DT(allowed)`: grown top-down on the whole table, splitting only on the
     /// features in `allowed` (any order, repeats ignored). An empty set gives a single leaf.
     pub fn build(&self, allowed: &[usize]) -> Result<GreedyTree> {
+        let allowed = self.checked(allowed)?;
+        let rows = (0..self.table.n_rows() as u32).collect();
+        Ok(GreedyTree::from_nodes(self.grow(&allowed, rows, 0)))
+    }
+
+    /// The tree `DT(allowed)` from `tree = DT(allowed ∪ {removed})`, rebuilding only the
+    /// subtrees under the top-most nodes that test `removed` (spec A.7, Property 3): every
+    /// other node sees the same rows and keeps its best test, which is still allowed.
+    /// `removed` must not be in `allowed`, and `tree` must come from this learner.
+    pub fn build_without(
+        &self,
+        tree: &GreedyTree,
+        allowed: &[usize],
+        removed: usize,
+    ) -> Result<GreedyTree> {
+        let allowed = self.checked(allowed)?;
+        if allowed.binary_search(&removed).is_ok() {
+            return Err(OdtError::InvalidParameter(format!(
+                "removed feature {removed} is still allowed"
+            )));
+        }
+        let mut nodes = Vec::with_capacity(tree.nodes().len());
+        let rows = (0..self.table.n_rows() as u32).collect();
+        self.copy_without(tree, 0, rows, 0, &allowed, removed, &mut nodes);
+        Ok(GreedyTree::from_nodes(nodes))
+    }
+
+    /// Appends to `out`, in pre-order, node `id` of `tree` with its subtree, whose rows are
+    /// `rows` at `depth`; a node testing `removed` is replaced by a subtree grown anew.
+    #[allow(clippy::too_many_arguments)]
+    fn copy_without(
+        &self,
+        tree: &GreedyTree,
+        id: usize,
+        rows: Vec<u32>,
+        depth: usize,
+        allowed: &[usize],
+        removed: usize,
+        out: &mut Vec<GreedyNode>,
+    ) {
+        let node = &tree.nodes()[id];
+        let Some(split) = &node.split else {
+            out.push(node.clone());
+            return;
+        };
+        if split.test.feature() == removed {
+            let offset = out.len();
+            out.extend(
+                self.grow(allowed, rows, depth)
+                    .into_iter()
+                    .map(|mut grown| {
+                        if let Some(split) = grown.split.as_mut() {
+                            split.children = split.children.map(|child| child + offset);
+                        }
+                        grown
+                    }),
+            );
+            return;
+        }
+        let copy = out.len();
+        out.push(node.clone());
+        let (test, children) = (split.test, split.children);
+        let (holds, fails): (Vec<u32>, Vec<u32>) = rows
+            .into_iter()
+            .partition(|&row| test.holds(self.table, row as usize));
+        for (branch, rows) in [holds, fails].into_iter().enumerate() {
+            let child = out.len();
+            if let Some(split) = out[copy].split.as_mut() {
+                split.children[branch] = child;
+            }
+            self.copy_without(
+                tree,
+                children[branch],
+                rows,
+                depth + 1,
+                allowed,
+                removed,
+                out,
+            );
+        }
+    }
+
+    /// `allowed` sorted without repeats, after checking that every feature exists.
+    fn checked(&self, allowed: &[usize]) -> Result<Vec<usize>> {
         let n_features = self.table.n_features();
         if let Some(&feature) = allowed.iter().find(|&&f| f >= n_features) {
             return Err(OdtError::InvalidParameter(format!(
@@ -117,13 +201,18 @@ impl<'a> GreedyLearner<'a> {
         let mut allowed = allowed.to_vec();
         allowed.sort_unstable();
         allowed.dedup();
+        Ok(allowed)
+    }
 
+    /// The subtree grown on `rows` at `depth` with the sorted `allowed` features, its nodes
+    /// in pre-order and numbered from 0.
+    fn grow(&self, allowed: &[usize], rows: Vec<u32>, depth: usize) -> Vec<GreedyNode> {
         let n_classes = self.table.n_classes();
         let mut scanner = Scanner::new(&self.nlogn, self.config.min_cases, n_classes);
         let mut nodes: Vec<GreedyNode> = Vec::new();
         let mut stack = vec![Pending {
-            rows: (0..self.table.n_rows() as u32).collect(),
-            depth: 0,
+            rows,
+            depth,
             parent: None,
         }];
         // depth first, the first child before the second: the nodes come out in pre-order
@@ -138,7 +227,7 @@ impl<'a> GreedyLearner<'a> {
             for &row in &pending.rows {
                 class_counts[self.table.labels()[row as usize] as usize] += 1;
             }
-            let best = self.best_split(&allowed, &pending, &class_counts, &mut scanner);
+            let best = self.best_split(allowed, &pending, &class_counts, &mut scanner);
             let n_rows = pending.rows.len();
             let Some(best) = best else {
                 nodes.push(GreedyNode {
@@ -169,7 +258,7 @@ impl<'a> GreedyLearner<'a> {
                 });
             }
         }
-        Ok(GreedyTree::from_nodes(nodes))
+        nodes
     }
 
     /// The split of a node, or `None` to make it a leaf: pure, too small for two branches of

@@ -50,6 +50,8 @@
 //! assert_eq!(tree.used_features(), vec![0]);
 //! ```
 
+mod distinct;
+mod eliminate;
 mod gain;
 mod induce;
 mod scan;
@@ -59,6 +61,8 @@ mod tree;
 #[cfg(test)]
 mod tests;
 
+pub use distinct::{DistinctTree, DistinctTrees, RemovalOrder};
+pub use eliminate::{backward_elimination, Elimination, Fold, Selection};
 pub use induce::{Criterion, GreedyConfig, GreedyLearner};
 pub use table::{Column, Table};
 pub use tree::{GreedyNode, GreedyTree, Split, Test};

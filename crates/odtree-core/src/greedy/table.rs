@@ -93,6 +93,24 @@ impl Table {
     pub fn labels(&self) -> &[u32] {
         &self.labels
     }
+
+    /// The table of the given rows (in that order, repeats kept).
+    pub fn select_rows(&self, rows: &[usize]) -> Result<Self> {
+        let columns = self
+            .columns
+            .iter()
+            .map(|column| match column {
+                Column::Numeric(values) => {
+                    Column::Numeric(rows.iter().map(|&r| values[r]).collect())
+                }
+                Column::Categorical(codes) => {
+                    Column::Categorical(rows.iter().map(|&r| codes[r]).collect())
+                }
+            })
+            .collect();
+        let labels = rows.iter().map(|&r| self.labels[r]).collect();
+        Self::new(columns, labels, self.n_classes)
+    }
 }
 
 #[cfg(test)]

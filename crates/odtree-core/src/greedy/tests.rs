@@ -262,3 +262,97 @@ proptest! {
         prop_assert_eq!(&tree, &learner.build(&y).unwrap());
     }
 }
+
+fn orders() -> impl Strategy<Value = RemovalOrder> {
+    prop_oneof![
+        Just(RemovalOrder::FrontierAscending),
+        Just(RemovalOrder::FrontierDescending),
+        Just(RemovalOrder::Index),
+    ]
+}
+
+#[test]
+fn distinct_trees_of_no_features_is_one_leaf() {
+    let table = gain_against_ratio();
+    let learner = learner(&table, Criterion::InformationGain, 2);
+    let mut search = DistinctTrees::new(&[], RemovalOrder::default(), true);
+    let found = search.next_tree(&learner).unwrap().unwrap();
+    assert!(found.features.is_empty() && found.tree.nodes().len() == 1);
+    assert!(search.next_tree(&learner).unwrap().is_none());
+    assert!(search.is_done());
+}
+
+proptest! {
+    /// Property 3: a tree rebuilt without a used feature is the tree grown without it.
+    #[test]
+    fn build_without_is_build(
+        table in tables(false), criterion in criteria(), min_cases in 1usize..4,
+        max_depth in prop::option::of(1usize..4), x_mask: u8,
+    ) {
+        let config = GreedyConfig { criterion, min_cases, max_depth, ..GreedyConfig::default() };
+        let learner = GreedyLearner::new(&table, config).unwrap();
+        let x: Vec<usize> = (0..table.n_features()).filter(|f| x_mask >> f & 1 == 1).collect();
+        let tree = learner.build(&x).unwrap();
+        for removed in tree.used_features() {
+            let rest: Vec<usize> = x.iter().copied().filter(|&f| f != removed).collect();
+            prop_assert_eq!(learner.build_without(&tree, &rest, removed).unwrap(),
+                            learner.build(&rest).unwrap());
+        }
+    }
+
+    /// DTdistinct reports exactly the distinct trees of all feature subsets, each once, with
+    /// the features it uses, whatever the order and with or without incremental building.
+    #[test]
+    fn distinct_trees_are_all_subsets_trees_once(
+        table in tables(false), criterion in criteria(), min_cases in 1usize..4,
+        order in orders(), incremental: bool,
+    ) {
+        let learner = learner(&table, criterion, min_cases);
+        let n = table.n_features();
+        let mut expected: Vec<GreedyTree> = Vec::new();
+        for mask in 0..1usize << n {
+            let subset: Vec<usize> = (0..n).filter(|f| mask >> f & 1 == 1).collect();
+            let tree = learner.build(&subset).unwrap();
+            if !expected.contains(&tree) {
+                expected.push(tree);
+            }
+        }
+        let all: Vec<usize> = (0..n).collect();
+        let mut search = DistinctTrees::new(&all, order, incremental);
+        let mut found: Vec<GreedyTree> = Vec::new();
+        while let Some(distinct) = search.next_tree(&learner).unwrap() {
+            prop_assert_eq!(&distinct.features, &distinct.tree.used_features());
+            prop_assert!(!found.contains(&distinct.tree));
+            found.push(distinct.tree);
+        }
+        prop_assert_eq!(found.len(), expected.len());
+        prop_assert!(expected.iter().all(|tree| found.contains(tree)));
+        prop_assert_eq!(search.n_found(), found.len());
+        prop_assert!(search.n_built() >= found.len());
+    }
+
+    /// PSBE and SBE accept the same subsets with the same errors.
+    #[test]
+    fn psbe_selects_what_sbe_selects(
+        table in tables(false), criterion in criteria(), min_cases in 1usize..3, split: u64,
+    ) {
+        prop_assume!(table.n_rows() >= 2);
+        let (mut building, mut search) = (Vec::new(), Vec::new());
+        for row in 0..table.n_rows() {
+            if (row as u64 ^ split).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 62 == 0 {
+                search.push(row);
+            } else {
+                building.push(row);
+            }
+        }
+        prop_assume!(!building.is_empty() && !search.is_empty());
+        let folds = [Fold { building, search }];
+        let config = GreedyConfig { criterion, min_cases, ..GreedyConfig::default() };
+        let all: Vec<usize> = (0..table.n_features()).collect();
+        let run = |method| backward_elimination(&table, &folds, config, &all, method, None)
+            .unwrap();
+        let (pruned, black_box) = (run(Elimination::Pruned), run(Elimination::BlackBox));
+        prop_assert_eq!(&pruned.trace, &black_box.trace);
+        prop_assert!(pruned.n_built <= black_box.n_built);
+    }
+}
