@@ -60,7 +60,7 @@ pub fn greedy_tree<'py>(
 }
 
 /// The columns in feature order, after checking the shapes.
-fn columns_of(
+pub(crate) fn columns_of(
     numeric: PyReadonlyArray2<f64>,
     categorical: PyReadonlyArray2<u32>,
     categorical_columns: &[usize],
@@ -103,7 +103,10 @@ fn columns_of(
 }
 
 /// The tree as flat numpy arrays (see [`greedy_tree`]).
-fn tree_to_dict<'py>(py: Python<'py>, tree: &GreedyTree) -> PyResult<Bound<'py, PyDict>> {
+pub(crate) fn tree_to_dict<'py>(
+    py: Python<'py>,
+    tree: &GreedyTree,
+) -> PyResult<Bound<'py, PyDict>> {
     let nodes = tree.nodes();
     let child = |branch: usize| -> Vec<i64> {
         nodes
