@@ -7,6 +7,7 @@ from ._binarizer import Binarizer
 from ._boosting import LPBoostClassifier, MDBoostClassifier
 from ._classes import OptimalTreeClassifier
 from ._export import export_graphviz, export_text, plot_anytime, plot_tree
+from ._distinct import DistinctTrees, distinct_trees
 from ._features import BinaryFeature
 from ._greedy import GreedyTreeClassifier
 from ._improve import DepthImprover, improve_depth
@@ -28,6 +29,7 @@ __all__ = [
     "Binarizer",
     "BinaryFeature",
     "DepthImprover",
+    "DistinctTrees",
     "GreedyTreeClassifier",
     "InfeasibleWarning",
     "LPBoostClassifier",
@@ -43,6 +45,7 @@ __all__ = [
     "Tree",
     "__version__",
     "datasets",
+    "distinct_trees",
     "export_graphviz",
     "export_text",
     "from_json",

@@ -4,6 +4,7 @@ attributes of every odtree classifier (so it prints, exports and saves like them
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
@@ -20,6 +21,60 @@ from ._registry import register
 from ._tree import TREE_UNDEFINED, Tree
 
 __all__ = ["GreedyTreeClassifier"]
+
+
+@dataclass
+class TrainingColumns:
+    """Training data read for the core's greedy learner: typed columns, class indices and
+    what it takes to turn the core's trees into fitted classifiers."""
+
+    numeric: np.ndarray
+    """float64 (n_samples, n_numeric): the numeric columns."""
+    codes: np.ndarray
+    """uint32 (n_samples, n_categorical): the category codes of the categorical columns."""
+    categorical_columns: list
+    """The column numbers of the categorical columns, ascending."""
+    labels: np.ndarray
+    """uint32 (n_samples,): each row's index in ``classes``."""
+    classes: np.ndarray
+    """The class labels."""
+    names: list
+    """The column names."""
+    kinds: list
+    """Each column's kind, ``"numeric"`` or ``"categorical"``."""
+    categories: dict
+    """The categories of each categorical column, by column number."""
+    reader: Binarizer
+    """The binarizer that read the columns."""
+
+    def core_args(self) -> tuple:
+        """The data arguments of ``_core.greedy_tree`` and its kin."""
+        return (self.numeric, self.codes, self.categorical_columns, self.labels,
+                len(self.classes))
+
+
+def read_training_columns(estimator: BaseEstimator, X, y) -> TrainingColumns:
+    """Checks ``X`` and ``y`` for a fit of ``estimator`` (recording its input columns) and
+    reads them as typed columns."""
+    _check_no_missing_labels(y)
+    X, y = validate_training_data(estimator, X, y)
+    y = _plain_labels(y)
+    if y.dtype.kind not in "biuUS":  # ints, bools and strings are always class labels
+        check_classification_targets(y)
+    classes, labels = np.unique(y, return_inverse=True)
+    reader = Binarizer(strategy="midpoints")
+    numeric, categorical, kinds = reader._read(X, reset=True, validated=True)
+    names = _column_names(reader)
+    numeric_columns = [j for j, kind in enumerate(kinds) if kind == "numeric"]
+    categorical_columns = [j for j, kind in enumerate(kinds) if kind == "categorical"]
+    categories, codes = {}, np.empty((len(labels), len(categorical_columns)), np.uint32)
+    for i, j in enumerate(categorical_columns):
+        categories[j], codes[:, i] = category_codes(categorical[j], names[j])
+    return TrainingColumns(
+        numeric=np.asarray(numeric[:, numeric_columns], dtype=np.float64), codes=codes,
+        categorical_columns=categorical_columns,
+        labels=labels.astype(np.uint32).ravel(), classes=classes, names=names, kinds=kinds,
+        categories=categories, reader=reader)
 
 
 class GreedyTreeClassifier(ClassifierMixin, BinarizedModel, BaseEstimator):
@@ -150,32 +205,33 @@ class GreedyTreeClassifier(ClassifierMixin, BinarizedModel, BaseEstimator):
         from . import _core  # the compiled learner
 
         start = time.perf_counter()
-        _check_no_missing_labels(y)
-        X, y = validate_training_data(self, X, y)
-        y = _plain_labels(y)
-        if y.dtype.kind not in "biuUS":  # ints, bools and strings are always class labels
-            check_classification_targets(y)
-        self.classes_, labels = np.unique(y, return_inverse=True)
-        reader = Binarizer(strategy="midpoints")
-        numeric, categorical, kinds = reader._read(X, reset=True, validated=True)
-        names = _column_names(reader)
-        numeric_columns = [j for j, kind in enumerate(kinds) if kind == "numeric"]
-        categorical_columns = [j for j, kind in enumerate(kinds) if kind == "categorical"]
-        categories, codes = {}, np.empty((len(labels), len(categorical_columns)), np.uint32)
-        for i, j in enumerate(categorical_columns):
-            categories[j], codes[:, i] = category_codes(categorical[j], names[j])
+        data = read_training_columns(self, X, y)
+        self.classes_ = data.classes
         result = _core.greedy_tree(
-            np.asarray(numeric[:, numeric_columns], dtype=np.float64), codes,
-            categorical_columns, labels.astype(np.uint32).ravel(), len(self.classes_),
-            criterion=self.criterion, min_cases=self.min_cases, max_depth=self.max_depth,
-            min_gain=float(self.min_gain))
-        self._set_tree(result, names, kinds, categories, reader)
+            *data.core_args(), criterion=self.criterion, min_cases=self.min_cases,
+            max_depth=self.max_depth, min_gain=float(self.min_gain))
+        self._set_tree(result, data)
         self.fit_time_ = time.perf_counter() - start
         return self
 
-    def _set_tree(self, result, names, kinds, categories, reader) -> None:
+    @classmethod
+    def _from_core(cls, params: dict, data: TrainingColumns, result: dict,
+                   fitted_on: BaseEstimator) -> GreedyTreeClassifier:
+        """The fitted classifier of ``params`` whose tree is the core's ``result`` on
+        ``data``, with the input columns (number and names) recorded on ``fitted_on``."""
+        model = cls(**params)
+        model.n_features_in_ = fitted_on.n_features_in_
+        if hasattr(fitted_on, "feature_names_in_"):
+            model.feature_names_in_ = fitted_on.feature_names_in_
+        model.classes_ = data.classes
+        model._set_tree(result, data)
+        model.fit_time_ = 0.0
+        return model
+
+    def _set_tree(self, result: dict, data: TrainingColumns) -> None:
         """Sets the fitted attributes from the core's tree: each distinct test becomes a
         binary feature, and the branch where it holds becomes ``children_right``."""
+        names, kinds, categories, reader = data.names, data.kinds, data.categories, data.reader
         feature = result["feature"]
         inner = np.flatnonzero(feature >= 0)
         test_of = {}
