@@ -8,6 +8,7 @@ from ._boosting import LPBoostClassifier, MDBoostClassifier
 from ._classes import OptimalTreeClassifier
 from ._export import export_graphviz, export_text, plot_anytime, plot_tree
 from ._distinct import DistinctTrees, distinct_trees
+from ._selection import DistinctTreeSelector
 from ._features import BinaryFeature
 from ._greedy import GreedyTreeClassifier
 from ._improve import DepthImprover, improve_depth
@@ -29,6 +30,7 @@ __all__ = [
     "Binarizer",
     "BinaryFeature",
     "DepthImprover",
+    "DistinctTreeSelector",
     "DistinctTrees",
     "GreedyTreeClassifier",
     "InfeasibleWarning",
