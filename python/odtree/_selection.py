@@ -185,13 +185,15 @@ from scipy.sparse import issparse
         n_search = sum(len(search) for _, search in folds)
         subsets = [tuple(subset) for subset in result["trace_features"]]
         self.trace_ = [(subset, errors / n_search)
-                       for subset, errors in zip(subsets, result["trace_errors"])]
+                       for subset, errors in zip(subsets, result["trace_errors"], strict=True)]
         n_features = self.n_features_in_
         self.support_ = np.zeros(n_features, dtype=bool)
         self.support_[list(subsets[-1])] = True
         self.ranking_ = np.ones(n_features, dtype=np.int64)
-        for rank, (kept, dropped) in enumerate(zip(subsets[::-1][1:], subsets[::-1]), start=2):
-            self.ranking_[sorted(set(kept) - set(dropped))] = rank
+        # the column removed in the last accepted step ranks 2, the first removed ranks last
+        steps = list(zip(subsets[:-1], subsets[1:], strict=True))
+        for rank, (before, after) in enumerate(reversed(steps), start=2):
+            self.ranking_[sorted(set(before) - set(after))] = rank
         self.n_trees_built_ = result["n_built"]
         self.timed_out_ = result["timed_out"]
         self.estimator_ = self._final_tree(X, y)
