@@ -164,7 +164,6 @@ class DistinctTreeSelector(SelectorMixin, BaseEstimator):
         Examples
         --------
         >>> import numpy as np
-from scipy.sparse import issparse
         >>> rng = np.random.default_rng(0)
         >>> X = rng.integers(0, 2, (60, 4))
         >>> y = X[:, 2]  # only column 2 matters
