@@ -6,11 +6,14 @@ from . import datasets
 from ._binarizer import Binarizer
 from ._boosting import LPBoostClassifier, MDBoostClassifier
 from ._classes import OptimalTreeClassifier
+from ._distinct import DistinctTrees, distinct_trees
 from ._export import export_graphviz, export_text, plot_anytime, plot_tree
 from ._features import BinaryFeature
+from ._greedy import GreedyTreeClassifier
 from ._improve import DepthImprover, improve_depth
 from ._progress import Progress
 from ._regressor import OptimalTreeRegressor
+from ._selection import DistinctTreeSelector
 from ._serialize import from_json, to_json
 from ._sklearn_import import from_sklearn
 from ._solver import Solution, Solver
@@ -27,6 +30,9 @@ __all__ = [
     "Binarizer",
     "BinaryFeature",
     "DepthImprover",
+    "DistinctTreeSelector",
+    "DistinctTrees",
+    "GreedyTreeClassifier",
     "InfeasibleWarning",
     "LPBoostClassifier",
     "MDBoostClassifier",
@@ -41,6 +47,7 @@ __all__ = [
     "Tree",
     "__version__",
     "datasets",
+    "distinct_trees",
     "export_graphviz",
     "export_text",
     "from_json",

@@ -440,23 +440,37 @@ class Binarizer(TransformerMixin, BaseEstimator):
 
     def _category_features(self, j, name, column, weight):
         """Features of categorical column ``j`` from its non-zero-weight values ``column``."""
-        import pandas as pd
-
-        codes, uniques = pd.factorize(column)
-        totals = np.bincount(codes, weights=weight, minlength=len(uniques))
-        categories = [_category_value(value, name) for value in uniques]
-        try:
-            order = sorted(range(len(categories)), key=categories.__getitem__)
-        except TypeError:  # mixed types
-            order = sorted(range(len(categories)),
-                           key=lambda i: (str(categories[i]), type(categories[i]).__name__))
-        heaviest = np.argsort(-totals[order], kind="stable")[:self.max_categories]
+        categories, codes = category_codes(column, name)
+        totals = np.bincount(codes, weights=weight, minlength=len(categories))
+        heaviest = np.argsort(-totals, kind="stable")[:self.max_categories]
         kept = sorted(heaviest.tolist())
         if len(categories) < 2:
             kept = []
         elif len(kept) == len(categories) == 2:
             kept = kept[:1]  # the second category is the complement of the first
-        return [BinaryFeature(j, name, "category", categories[order[i]]) for i in kept]
+        return [BinaryFeature(j, name, "category", categories[i]) for i in kept]
+
+
+def category_codes(column, name) -> tuple[list, np.ndarray]:
+    """The categories of ``column`` (an object array without missing values) in sorted order
+    (mixed types by their text, then type name), and each row's code: the position of its
+    category in that order. ``name`` names the column in errors.
+
+    >>> category_codes(np.array(["b", "a", "b"], dtype=object), "x0")
+    (['a', 'b'], array([1, 0, 1]))
+    """
+    import pandas as pd
+
+    codes, uniques = pd.factorize(column)
+    categories = [_category_value(value, name) for value in uniques]
+    try:
+        order = sorted(range(len(categories)), key=categories.__getitem__)
+    except TypeError:  # mixed types
+        order = sorted(range(len(categories)),
+                       key=lambda i: (str(categories[i]), type(categories[i]).__name__))
+    rank = np.empty(len(order), dtype=np.intp)
+    rank[order] = np.arange(len(order))
+    return [categories[i] for i in order], rank[codes]
 
 
 def _blocks(kinds, n_rows):

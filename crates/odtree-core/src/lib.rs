@@ -21,6 +21,7 @@ pub mod cache;
 pub mod cover;
 pub mod data;
 pub mod error;
+pub mod greedy;
 pub mod objective;
 pub mod search;
 pub mod solver;

@@ -3,6 +3,8 @@
 
 mod callbacks;
 mod config;
+mod distinct;
+mod greedy;
 
 use callbacks::{ClassesCallback, Failure, Labels, RowsCallback, FAILED};
 use config::PyConfig;
@@ -333,5 +335,8 @@ fn solution_to_dict<'py>(py: Python<'py>, solution: &Solution) -> PyResult<Bound
 fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<PySolver>()?;
     module.add_class::<PyConfig>()?;
+    module.add_function(wrap_pyfunction!(greedy::greedy_tree, module)?)?;
+    module.add_class::<distinct::PyDistinctTreeSearch>()?;
+    module.add_function(wrap_pyfunction!(distinct::backward_elimination, module)?)?;
     Ok(())
 }

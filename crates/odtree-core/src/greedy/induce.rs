@@ -1,0 +1,301 @@
+//! Top-down induction: the learner's settings and the loop that grows a tree on a set of
+//! allowed features.
+
+use super::gain::{NLogN, NodeCounts};
+use super::scan::{ColumnBest, Scanner};
+use super::table::Table;
+use super::tree::{GreedyNode, GreedyTree, Split};
+use crate::error::{OdtError, Result};
+
+/// The score that ranks the columns' best tests at a node.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Criterion {
+    /// Information gain (ID3; C4.5's `-g`).
+    InformationGain,
+    /// Gain ratio: information gain divided by the entropy of the branch sizes (C4.5's
+    /// default), without C4.5's filter "gain at least the average" (see the module docs).
+    #[default]
+    GainRatio,
+}
+
+impl Criterion {
+    /// The names accepted by [`Criterion::from_name`].
+    pub const NAMES: [&'static str; 2] = ["entropy", "gain_ratio"];
+
+    /// The criterion named `"entropy"` (information gain) or `"gain_ratio"`.
+    pub fn from_name(name: &str) -> Result<Self> {
+        match name {
+            "entropy" => Ok(Criterion::InformationGain),
+            "gain_ratio" => Ok(Criterion::GainRatio),
+            _ => Err(OdtError::InvalidParameter(format!(
+                "criterion must be one of {:?}, got {name:?}",
+                Self::NAMES
+            ))),
+        }
+    }
+
+    /// The score of a column's best test (larger is better).
+    fn score(self, best: &ColumnBest) -> f64 {
+        match self {
+            Criterion::InformationGain => best.gain.gain as f64,
+            Criterion::GainRatio => best.gain.ratio(),
+        }
+    }
+}
+
+/// Settings of the greedy learner.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GreedyConfig {
+    /// What ranks the columns at a node.
+    pub criterion: Criterion,
+    /// A test is allowed only if both of its branches hold at least this many rows (C4.5's
+    /// `-m`); at least 1.
+    pub min_cases: usize,
+    /// Nodes at this depth become leaves; `None`: no limit.
+    pub max_depth: Option<usize>,
+    /// A column takes part only if its best test gains at least this many bits per row; 0
+    /// allows every test, even one that gains nothing.
+    pub min_gain: f64,
+}
+
+impl Default for GreedyConfig {
+    fn default() -> Self {
+        Self {
+            criterion: Criterion::default(),
+            min_cases: 2,
+            max_depth: None,
+            min_gain: 0.0,
+        }
+    }
+}
+
+/// A greedy tree learner over one table; build as many trees as wanted, each on its own set
+/// of allowed features.
+pub struct GreedyLearner<'a> {
+    table: &'a Table,
+    config: GreedyConfig,
+    nlogn: NLogN,
+}
+
+/// A node waiting to be grown: its rows, depth, and the parent slot that will point to it.
+struct Pending {
+    rows: Vec<u32>,
+    depth: usize,
+    parent: Option<(usize, usize)>,
+}
+
+impl<'a> GreedyLearner<'a> {
+    /// The learner of `table` with `config`, checked.
+    pub fn new(table: &'a Table, config: GreedyConfig) -> Result<Self> {
+        if config.min_cases == 0 {
+            return Err(OdtError::InvalidParameter(
+                "min_cases must be at least 1".into(),
+            ));
+        }
+        if !(config.min_gain >= 0.0 && config.min_gain.is_finite()) {
+            return Err(OdtError::InvalidParameter(format!(
+                "min_gain must be a finite number >= 0, got {}",
+                config.min_gain
+            )));
+        }
+        Ok(Self {
+            table,
+            config,
+            nlogn: NLogN::new(table.n_rows()),
+        })
+    }
+
+    /// The tree `DT(allowed)`: grown top-down on the whole table, splitting only on the
+    /// features in `allowed` (any order, repeats ignored). An empty set gives a single leaf.
+    pub fn build(&self, allowed: &[usize]) -> Result<GreedyTree> {
+        let allowed = self.checked(allowed)?;
+        let rows = (0..self.table.n_rows() as u32).collect();
+        Ok(GreedyTree::from_nodes(self.grow(&allowed, rows, 0)))
+    }
+
+    /// The tree `DT(allowed)` from `tree = DT(allowed ∪ {removed})`, rebuilding only the
+    /// subtrees under the top-most nodes that test `removed` (spec A.7, Property 3): every
+    /// other node sees the same rows and keeps its best test, which is still allowed.
+    /// `removed` must not be in `allowed`, and `tree` must come from this learner.
+    pub fn build_without(
+        &self,
+        tree: &GreedyTree,
+        allowed: &[usize],
+        removed: usize,
+    ) -> Result<GreedyTree> {
+        let allowed = self.checked(allowed)?;
+        if allowed.binary_search(&removed).is_ok() {
+            return Err(OdtError::InvalidParameter(format!(
+                "removed feature {removed} is still allowed"
+            )));
+        }
+        let mut nodes = Vec::with_capacity(tree.nodes().len());
+        let rows = (0..self.table.n_rows() as u32).collect();
+        self.copy_without(tree, 0, rows, 0, &allowed, removed, &mut nodes);
+        Ok(GreedyTree::from_nodes(nodes))
+    }
+
+    /// Appends to `out`, in pre-order, node `id` of `tree` with its subtree, whose rows are
+    /// `rows` at `depth`; a node testing `removed` is replaced by a subtree grown anew.
+    #[allow(clippy::too_many_arguments)]
+    fn copy_without(
+        &self,
+        tree: &GreedyTree,
+        id: usize,
+        rows: Vec<u32>,
+        depth: usize,
+        allowed: &[usize],
+        removed: usize,
+        out: &mut Vec<GreedyNode>,
+    ) {
+        let node = &tree.nodes()[id];
+        let Some(split) = &node.split else {
+            out.push(node.clone());
+            return;
+        };
+        if split.test.feature() == removed {
+            let offset = out.len();
+            out.extend(
+                self.grow(allowed, rows, depth)
+                    .into_iter()
+                    .map(|mut grown| {
+                        if let Some(split) = grown.split.as_mut() {
+                            split.children = split.children.map(|child| child + offset);
+                        }
+                        grown
+                    }),
+            );
+            return;
+        }
+        let copy = out.len();
+        out.push(node.clone());
+        let (test, children) = (split.test, split.children);
+        let (holds, fails): (Vec<u32>, Vec<u32>) = rows
+            .into_iter()
+            .partition(|&row| test.holds(self.table, row as usize));
+        for (branch, rows) in [holds, fails].into_iter().enumerate() {
+            let child = out.len();
+            if let Some(split) = out[copy].split.as_mut() {
+                split.children[branch] = child;
+            }
+            self.copy_without(
+                tree,
+                children[branch],
+                rows,
+                depth + 1,
+                allowed,
+                removed,
+                out,
+            );
+        }
+    }
+
+    /// `allowed` sorted without repeats, after checking that every feature exists.
+    fn checked(&self, allowed: &[usize]) -> Result<Vec<usize>> {
+        let n_features = self.table.n_features();
+        if let Some(&feature) = allowed.iter().find(|&&f| f >= n_features) {
+            return Err(OdtError::InvalidParameter(format!(
+                "allowed feature {feature} is not in 0..{n_features}"
+            )));
+        }
+        let mut allowed = allowed.to_vec();
+        allowed.sort_unstable();
+        allowed.dedup();
+        Ok(allowed)
+    }
+
+    /// The subtree grown on `rows` at `depth` with the sorted `allowed` features, its nodes
+    /// in pre-order and numbered from 0.
+    fn grow(&self, allowed: &[usize], rows: Vec<u32>, depth: usize) -> Vec<GreedyNode> {
+        let n_classes = self.table.n_classes();
+        let mut scanner = Scanner::new(&self.nlogn, self.config.min_cases, n_classes);
+        let mut nodes: Vec<GreedyNode> = Vec::new();
+        let mut stack = vec![Pending {
+            rows,
+            depth,
+            parent: None,
+        }];
+        // depth first, the first child before the second: the nodes come out in pre-order
+        while let Some(pending) = stack.pop() {
+            let id = nodes.len();
+            if let Some((parent, branch)) = pending.parent {
+                if let Some(split) = nodes[parent].split.as_mut() {
+                    split.children[branch] = id;
+                }
+            }
+            let mut class_counts = vec![0; n_classes];
+            for &row in &pending.rows {
+                class_counts[self.table.labels()[row as usize] as usize] += 1;
+            }
+            let best = self.best_split(allowed, &pending, &class_counts, &mut scanner);
+            let n_rows = pending.rows.len();
+            let Some(best) = best else {
+                nodes.push(GreedyNode {
+                    class_counts,
+                    n_rows,
+                    split: None,
+                });
+                continue;
+            };
+            let (holds, fails): (Vec<u32>, Vec<u32>) = pending
+                .rows
+                .iter()
+                .partition(|&&row| best.test.holds(self.table, row as usize));
+            nodes.push(GreedyNode {
+                class_counts,
+                n_rows,
+                split: Some(Split {
+                    test: best.test,
+                    gain: best.gain.bits(n_rows),
+                    children: [0, 0],
+                }),
+            });
+            for (branch, rows) in [(1, fails), (0, holds)] {
+                stack.push(Pending {
+                    rows,
+                    depth: pending.depth + 1,
+                    parent: Some((id, branch)),
+                });
+            }
+        }
+        nodes
+    }
+
+    /// The split of a node, or `None` to make it a leaf: pure, too small for two branches of
+    /// `min_cases` rows, at the depth limit, or with no allowed test. Columns are scanned by
+    /// increasing index and replaced only by a strictly better score, so ties go to the
+    /// lowest index.
+    fn best_split(
+        &self,
+        allowed: &[usize],
+        pending: &Pending,
+        class_counts: &[usize],
+        scanner: &mut Scanner,
+    ) -> Option<ColumnBest> {
+        let n_rows = pending.rows.len();
+        let pure = class_counts.contains(&n_rows);
+        let too_deep = self.config.max_depth.is_some_and(|d| pending.depth >= d);
+        if pure || too_deep || n_rows < 2 * self.config.min_cases {
+            return None;
+        }
+        let node = NodeCounts::new(&self.nlogn, class_counts);
+        let columns = self.table.columns();
+        let labels = self.table.labels();
+        let mut best: Option<(f64, ColumnBest)> = None;
+        for &feature in allowed {
+            let Some(candidate) =
+                scanner.best(feature, &columns[feature], labels, &pending.rows, &node)
+            else {
+                continue;
+            };
+            if candidate.gain.bits(n_rows) < self.config.min_gain {
+                continue;
+            }
+            let score = self.config.criterion.score(&candidate);
+            if best.as_ref().is_none_or(|(top, _)| score > *top) {
+                best = Some((score, candidate));
+            }
+        }
+        best.map(|(_, candidate)| candidate)
+    }
+}

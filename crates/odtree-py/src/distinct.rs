@@ -1,0 +1,206 @@
+//! Distinct-tree enumeration and backward elimination of odtree-core for Python.
+
+use std::time::{Duration, Instant};
+
+use crate::greedy::{columns_of, tree_to_dict};
+use crate::to_py_err;
+use numpy::{PyReadonlyArray1, PyReadonlyArray2};
+use odtree_core::greedy::{
+    backward_elimination as eliminate, Criterion, DistinctTrees, Elimination, Fold, GreedyConfig,
+    GreedyLearner, RemovalOrder, Table,
+};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+/// The learner's settings from the Python arguments.
+fn config_of(
+    criterion: &str,
+    min_cases: usize,
+    max_depth: Option<usize>,
+    min_gain: f64,
+) -> PyResult<GreedyConfig> {
+    Ok(GreedyConfig {
+        criterion: Criterion::from_name(criterion).map_err(to_py_err)?,
+        min_cases,
+        max_depth,
+        min_gain,
+    })
+}
+
+/// The instant `seconds` from now; `None` for no limit.
+fn deadline_of(seconds: Option<f64>) -> PyResult<Option<Instant>> {
+    match seconds {
+        None => Ok(None),
+        Some(s) if s >= 0.0 && s.is_finite() => {
+            Ok(Some(Instant::now() + Duration::from_secs_f64(s)))
+        }
+        Some(s) => Err(PyValueError::new_err(format!(
+            "time_limit must be a finite number >= 0, got {s}"
+        ))),
+    }
+}
+
+/// A resumable DTdistinct enumeration (`odtree_core::greedy::DistinctTrees`) over the
+/// features of one table: the columns are given as for `greedy_tree`.
+#[pyclass(name = "DistinctTreeSearch", module = "odtree._core")]
+pub struct PyDistinctTreeSearch {
+    table: Table,
+    config: GreedyConfig,
+    search: DistinctTrees,
+}
+
+#[pymethods]
+impl PyDistinctTreeSearch {
+    #[new]
+    #[pyo3(signature = (numeric, categorical, categorical_columns, labels, n_classes, *,
+                        criterion="gain_ratio", min_cases=2, max_depth=None, min_gain=0.0,
+                        order="frontier_asc", incremental=true))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        numeric: PyReadonlyArray2<f64>,
+        categorical: PyReadonlyArray2<u32>,
+        categorical_columns: Vec<usize>,
+        labels: PyReadonlyArray1<u32>,
+        n_classes: usize,
+        criterion: &str,
+        min_cases: usize,
+        max_depth: Option<usize>,
+        min_gain: f64,
+        order: &str,
+        incremental: bool,
+    ) -> PyResult<Self> {
+        let config = config_of(criterion, min_cases, max_depth, min_gain)?;
+        let order = RemovalOrder::from_name(order).map_err(to_py_err)?;
+        let labels = labels.as_array().to_vec();
+        let columns = columns_of(numeric, categorical, &categorical_columns, labels.len())?;
+        let table = Table::new(columns, labels, n_classes).map_err(to_py_err)?;
+        GreedyLearner::new(&table, config).map_err(to_py_err)?;
+        let features: Vec<usize> = (0..table.n_features()).collect();
+        Ok(Self {
+            table,
+            config,
+            search: DistinctTrees::new(&features, order, incremental),
+        })
+    }
+
+    /// Up to `max_trees` further distinct trees, as `(used features, tree dict)` pairs (the
+    /// dict as `greedy_tree` returns it), fewer if the search ends or `time_limit` seconds
+    /// pass. The GIL is released while the search runs.
+    #[pyo3(signature = (max_trees, time_limit=None))]
+    fn next_batch<'py>(
+        &mut self,
+        py: Python<'py>,
+        max_trees: usize,
+        time_limit: Option<f64>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let deadline = deadline_of(time_limit)?;
+        let (table, config, search) = (&self.table, self.config, &mut self.search);
+        let found = py
+            .detach(move || {
+                let learner = GreedyLearner::new(table, config)?;
+                let mut found = Vec::new();
+                while found.len() < max_trees && deadline.is_none_or(|d| Instant::now() < d) {
+                    match search.next_tree(&learner)? {
+                        Some(tree) => found.push(tree),
+                        None => break,
+                    }
+                }
+                Ok(found)
+            })
+            .map_err(to_py_err)?;
+        let batch = PyList::empty(py);
+        for distinct in found {
+            batch.append((distinct.features, tree_to_dict(py, &distinct.tree)?))?;
+        }
+        Ok(batch)
+    }
+
+    /// Runs the search on without returning the trees, until it ends or `time_limit`
+    /// seconds pass; returns how many distinct trees it found in this call.
+    #[pyo3(signature = (time_limit=None))]
+    fn count(&mut self, py: Python<'_>, time_limit: Option<f64>) -> PyResult<usize> {
+        let deadline = deadline_of(time_limit)?;
+        let (table, config, search) = (&self.table, self.config, &mut self.search);
+        py.detach(move || {
+            let learner = GreedyLearner::new(table, config)?;
+            let mut count = 0;
+            while deadline.is_none_or(|d| Instant::now() < d) {
+                match search.next_tree(&learner)? {
+                    Some(_) => count += 1,
+                    None => break,
+                }
+            }
+            Ok(count)
+        })
+        .map_err(to_py_err)
+    }
+
+    /// Trees built so far.
+    #[getter]
+    fn n_built(&self) -> usize {
+        self.search.n_built()
+    }
+
+    /// Distinct trees found so far.
+    #[getter]
+    fn n_found(&self) -> usize {
+        self.search.n_found()
+    }
+
+    /// Whether every distinct tree has been found.
+    #[getter]
+    fn done(&self) -> bool {
+        self.search.is_done()
+    }
+}
+
+/// Backward elimination (`odtree_core::greedy::backward_elimination`) from all the features,
+/// method `"psbe"` or `"sbe"`, scored on `folds`, a list of `(building rows, search rows)`.
+/// Returns a dict: `trace_features` (the accepted subsets), `trace_errors` (their
+/// misclassified search rows, summed over the folds), `n_built` and `timed_out`. The GIL is
+/// released while it runs.
+#[pyfunction]
+#[pyo3(signature = (numeric, categorical, categorical_columns, labels, n_classes, folds, *,
+                    criterion="gain_ratio", min_cases=2, max_depth=None, min_gain=0.0,
+                    method="psbe", time_limit=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn backward_elimination<'py>(
+    py: Python<'py>,
+    numeric: PyReadonlyArray2<f64>,
+    categorical: PyReadonlyArray2<u32>,
+    categorical_columns: Vec<usize>,
+    labels: PyReadonlyArray1<u32>,
+    n_classes: usize,
+    folds: Vec<(Vec<usize>, Vec<usize>)>,
+    criterion: &str,
+    min_cases: usize,
+    max_depth: Option<usize>,
+    min_gain: f64,
+    method: &str,
+    time_limit: Option<f64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let config = config_of(criterion, min_cases, max_depth, min_gain)?;
+    let method = Elimination::from_name(method).map_err(to_py_err)?;
+    let deadline = deadline_of(time_limit)?;
+    let labels = labels.as_array().to_vec();
+    let columns = columns_of(numeric, categorical, &categorical_columns, labels.len())?;
+    let folds: Vec<Fold> = folds
+        .into_iter()
+        .map(|(building, search)| Fold { building, search })
+        .collect();
+    let selection = py
+        .detach(move || {
+            let table = Table::new(columns, labels, n_classes)?;
+            let features: Vec<usize> = (0..table.n_features()).collect();
+            eliminate(&table, &folds, config, &features, method, deadline)
+        })
+        .map_err(to_py_err)?;
+    let dict = PyDict::new(py);
+    let (subsets, errors): (Vec<Vec<usize>>, Vec<usize>) = selection.trace.into_iter().unzip();
+    dict.set_item("trace_features", subsets)?;
+    dict.set_item("trace_errors", errors)?;
+    dict.set_item("n_built", selection.n_built)?;
+    dict.set_item("timed_out", selection.timed_out)?;
+    Ok(dict)
+}

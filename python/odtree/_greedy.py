@@ -1,0 +1,377 @@
+"""A greedy C4.5-style decision tree classifier, grown by the Rust core, with the fitted
+attributes of every odtree classifier (so it prints, exports and saves like them)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted
+
+from ._base import BinarizedModel, binarize_input, validate_training_data
+from ._binarizer import Binarizer, _column_names, category_codes
+from ._classes import _check_no_missing_labels, _plain_labels
+from ._features import BinaryFeature
+from ._registry import register
+from ._tree import TREE_UNDEFINED, Tree
+
+__all__ = ["GreedyTreeClassifier"]
+
+
+@dataclass
+class TrainingColumns:
+    """Training data read for the core's greedy learner: typed columns, class indices and
+    what it takes to turn the core's trees into fitted classifiers."""
+
+    numeric: np.ndarray
+    """float64 (n_samples, n_numeric): the numeric columns."""
+    codes: np.ndarray
+    """uint32 (n_samples, n_categorical): the category codes of the categorical columns."""
+    categorical_columns: list
+    """The column numbers of the categorical columns, ascending."""
+    labels: np.ndarray
+    """uint32 (n_samples,): each row's index in ``classes``."""
+    classes: np.ndarray
+    """The class labels."""
+    names: list
+    """The column names."""
+    kinds: list
+    """Each column's kind, ``"numeric"`` or ``"categorical"``."""
+    categories: dict
+    """The categories of each categorical column, by column number."""
+    reader: Binarizer
+    """The binarizer that read the columns."""
+
+    def core_args(self) -> tuple:
+        """The data arguments of ``_core.greedy_tree`` and its kin."""
+        return (self.numeric, self.codes, self.categorical_columns, self.labels,
+                len(self.classes))
+
+
+def read_training_columns(estimator: BaseEstimator, X, y) -> TrainingColumns:
+    """Checks ``X`` and ``y`` for a fit of ``estimator`` (recording its input columns) and
+    reads them as typed columns."""
+    _check_no_missing_labels(y)
+    X, y = validate_training_data(estimator, X, y)
+    y = _plain_labels(y)
+    if y.dtype.kind not in "biuUS":  # ints, bools and strings are always class labels
+        check_classification_targets(y)
+    classes, labels = np.unique(y, return_inverse=True)
+    reader = Binarizer(strategy="midpoints")
+    numeric, categorical, kinds = reader._read(X, reset=True, validated=True)
+    names = _column_names(reader)
+    numeric_columns = [j for j, kind in enumerate(kinds) if kind == "numeric"]
+    categorical_columns = [j for j, kind in enumerate(kinds) if kind == "categorical"]
+    categories, codes = {}, np.empty((len(labels), len(categorical_columns)), np.uint32)
+    for i, j in enumerate(categorical_columns):
+        categories[j], codes[:, i] = category_codes(categorical[j], names[j])
+    return TrainingColumns(
+        numeric=np.asarray(numeric[:, numeric_columns], dtype=np.float64), codes=codes,
+        categorical_columns=categorical_columns,
+        labels=labels.astype(np.uint32).ravel(), classes=classes, names=names, kinds=kinds,
+        categories=categories, reader=reader)
+
+
+class GreedyTreeClassifier(ClassifierMixin, BinarizedModel, BaseEstimator):
+    """A greedy, unpruned decision tree grown top-down as C4.5 grows one.
+
+    At each node every column proposes its best test, the one of largest information gain:
+    ``x <= t`` for a numeric column, ``t`` the midpoint between two consecutive distinct
+    training values, or ``x == v`` (against all other categories) for a categorical one. The
+    node takes the column whose test scores best by ``criterion``; ties go to the lowest
+    column, then the lowest threshold or category. The tree grows until its leaves are pure,
+    too small to split, or at ``max_depth``; nothing is pruned. The learner is deterministic:
+    the gains are computed exactly from integer class counts, so the tree depends neither on
+    the order of the rows nor on columns it does not use.
+
+    Parameters
+    ----------
+    criterion : {"gain_ratio", "entropy"}, default="gain_ratio"
+        ``"gain_ratio"``: information gain divided by the entropy of the branch sizes (C4.5's
+        default); ``"entropy"``: information gain (ID3, C4.5's ``-g``). Unlike C4.5, gain
+        ratio is not restricted to the columns of at least average gain, which would make
+        the choice at a node depend on the other columns; ``min_gain`` is the fixed filter
+        that replaces it.
+    min_cases : int, default=2
+        A test is allowed only if both of its branches hold at least this many training rows
+        (C4.5's ``-m``).
+    max_depth : int or None, default=None
+        Maximum number of tests on a root-to-leaf path; ``None``: no limit.
+    min_gain : float, default=0.0
+        A column takes part only if its best test gains at least this many bits per row. At 0
+        a test that gains nothing is still taken when nothing better exists, as C4.5 and CART
+        do: with ``min_cases=1`` the tree then fits consistent training data exactly.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    class_ranking_ : ndarray of shape (n_classes,)
+        Class indices in tie-break order: a leaf whose classes count the same predicts the
+        lowest class index, so this is ``0, 1, ...``.
+    node_classes_ : ndarray of int64, shape (node_count,)
+        Index in ``classes_`` of the majority class of each node of ``tree_``.
+    tree_ : Tree
+        The tree over the binary features; ``tree_.value`` holds the class counts of the
+        training rows reaching each node.
+    binarizer_ : Binarizer
+        Computes the binary features (the tests of the tree) from input columns.
+    binary_features_ : list of BinaryFeature
+        The distinct tests of the tree, by column then threshold or category;
+        ``tree_.feature`` indexes this list.
+    binary_feature_names_ : ndarray of str
+        Their readable names, such as ``"age <= 37.5"``.
+    used_features_ : ndarray of int64
+        The input columns the tree tests, ascending.
+    objective_ : float
+        Training rows the tree misclassifies.
+    lower_bound_ : float
+        0.0: a greedy tree proves nothing (kept for the format shared with the other
+        classifiers).
+    optimal_ : bool
+        False.
+    status_ : str
+        ``"heuristic"``.
+    fit_time_ : float
+        Seconds spent in ``fit``.
+    n_cache_entries_ : int
+        0 (there is no cache).
+    n_features_in_ : int
+        Number of input columns.
+    feature_names_in_ : ndarray of str
+        Input column names (only with a pandas DataFrame whose column names are strings).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from odtree import GreedyTreeClassifier, export_text
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = GreedyTreeClassifier(criterion="entropy", max_depth=2).fit(X, y)
+    >>> print(export_text(model), end="")
+    |--- x2 <= 2.45
+    |   |--- class: 0
+    |--- x2 > 2.45
+    |   |--- x3 <= 1.75
+    |   |   |--- class: 1
+    |   |--- x3 > 1.75
+    |   |   |--- class: 2
+    >>> model.objective_
+    6.0
+    """
+
+    _parameter_constraints: dict = {
+        "criterion": [StrOptions({"gain_ratio", "entropy"})],
+        "min_cases": [Interval(Integral, 1, None, closed="left")],
+        "max_depth": [Interval(Integral, 0, None, closed="left"), None],
+        "min_gain": [Interval(Real, 0, None, closed="left")],
+    }
+
+    def __init__(self, criterion="gain_ratio", min_cases=2, max_depth=None, min_gain=0.0):
+        self.criterion = criterion
+        self.min_cases = min_cases
+        self.max_depth = max_depth
+        self.min_gain = min_gain
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Grow the tree on the training data.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or pandas DataFrame of shape (n_samples, n_features)
+            Training data without missing or infinite values. Arrays must be numeric; a
+            DataFrame may also hold categorical columns (category, object, string or bool).
+        y : array-like of shape (n_samples,)
+            Class labels of any type (ints, strings, ...).
+
+        Returns
+        -------
+        self : GreedyTreeClassifier
+            The fitted estimator.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> X = pd.DataFrame({"color": ["red", "blue", "red", "green"], "size": [1, 2, 3, 4]})
+        >>> model = GreedyTreeClassifier(min_cases=1).fit(X, ["a", "b", "a", "b"])
+        >>> model.binary_feature_names_.tolist()
+        ['color = red']
+        """
+        from . import _core  # the compiled learner
+
+        start = time.perf_counter()
+        data = read_training_columns(self, X, y)
+        self.classes_ = data.classes
+        result = _core.greedy_tree(
+            *data.core_args(), criterion=self.criterion, min_cases=self.min_cases,
+            max_depth=self.max_depth, min_gain=float(self.min_gain))
+        self._set_tree(result, data)
+        self.fit_time_ = time.perf_counter() - start
+        return self
+
+    @classmethod
+    def _from_core(cls, params: dict, data: TrainingColumns, result: dict,
+                   fitted_on: BaseEstimator) -> GreedyTreeClassifier:
+        """The fitted classifier of ``params`` whose tree is the core's ``result`` on
+        ``data``, with the input columns (number and names) recorded on ``fitted_on``."""
+        model = cls(**params)
+        model.n_features_in_ = fitted_on.n_features_in_
+        if hasattr(fitted_on, "feature_names_in_"):
+            model.feature_names_in_ = fitted_on.feature_names_in_
+        model.classes_ = data.classes
+        model._set_tree(result, data)
+        model.fit_time_ = 0.0
+        return model
+
+    def _set_tree(self, result: dict, data: TrainingColumns) -> None:
+        """Sets the fitted attributes from the core's tree: each distinct test becomes a
+        binary feature, and the branch where it holds becomes ``children_right``."""
+        names, kinds, categories, reader = data.names, data.kinds, data.categories, data.reader
+        feature = result["feature"]
+        inner = np.flatnonzero(feature >= 0)
+        test_of = {}
+        for node in inner.tolist():
+            column = int(feature[node])
+            code = int(result["category"][node])
+            test_of[node] = (column, code) if column in categories else (
+                column, float(result["threshold"][node]))
+        tests = sorted(set(test_of.values()))
+        index = {test: i for i, test in enumerate(tests)}
+        features = [BinaryFeature(column, names[column], "category", categories[column][key])
+                    if column in categories else
+                    BinaryFeature(column, names[column], "threshold", key)
+                    for column, key in tests]
+        counts = result["class_counts"].astype(np.float64)
+        self.tree_ = Tree(
+            children_left=result["children_false"],  # test fails: binary feature = 0
+            children_right=result["children_true"],
+            feature=[index[test_of[node]] if node in test_of else TREE_UNDEFINED
+                     for node in range(len(feature))],
+            value=counts,
+            n_node_samples=result["n_node_samples"],
+            weighted_n_node_samples=result["n_node_samples"].astype(np.float64),
+        )
+        names_in = getattr(reader, "feature_names_in_", None)
+        self.binarizer_ = Binarizer.from_dict({
+            "params": reader.get_params(),
+            "n_features_in": len(kinds),
+            "feature_names_in": None if names_in is None else names,
+            "column_kinds": list(kinds),
+            "features": [f.to_dict() for f in features],
+        })
+        self.binary_features_ = features
+        self.binary_feature_names_ = np.array([f.name for f in features], dtype=object)
+        self.used_features_ = result["used_features"]
+        self.class_ranking_ = np.arange(len(self.classes_))
+        self.node_classes_ = result["label"]
+        leaves = self.tree_.is_leaf_mask()
+        self.objective_ = float((counts[leaves].sum(axis=1) - counts[leaves].max(axis=1)).sum())
+        self.lower_bound_ = 0.0
+        self.optimal_ = False
+        self.status_ = "heuristic"
+        self.n_cache_entries_ = 0
+
+    def apply(self, X) -> np.ndarray:
+        """Index of the leaf (in ``tree_``) that each row of ``X`` reaches.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows to route through the tree.
+
+        Returns
+        -------
+        leaves : ndarray of int64, shape (n_samples,)
+            Leaf node ids.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> X = np.array([[0], [1], [1], [0]])
+        >>> GreedyTreeClassifier(min_cases=1).fit(X, [0, 1, 1, 0]).apply(X).tolist()
+        [1, 2, 2, 1]
+        """
+        binary_X = binarize_input(self, X)  # first: it checks that the model is fitted
+        return self.tree_.apply(binary_X)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Class probabilities: the class shares of the training rows in each leaf.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows to classify.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Columns follow ``classes_``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> X = np.array([[0], [0], [0], [1]])
+        >>> model = GreedyTreeClassifier(max_depth=0).fit(X, [0, 0, 1, 1])
+        >>> model.predict_proba([[0]]).tolist()
+        [[0.5, 0.5]]
+        """
+        leaves = self.apply(X)  # first: it checks that the model is fitted
+        value = self.tree_.value[leaves, 0, :]
+        return value / value.sum(axis=1, keepdims=True)
+
+    def predict(self, X) -> np.ndarray:
+        """Predicted class of each row: its leaf's majority class (the first on ties).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows to classify.
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> X = np.array([[1.0], [2.0], [3.0], [4.0]])
+        >>> GreedyTreeClassifier(min_cases=1).fit(X, ["a", "a", "b", "b"]).predict([[2.2]])
+        array(['a'], dtype='<U1')
+        """
+        leaves = self.apply(X)  # first: it checks that the model is fitted
+        return self.classes_[self.node_classes_[leaves]]
+
+    def get_depth(self) -> int:
+        """Depth of the fitted tree (0 for a single leaf).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> X = np.array([[1.0], [2.0], [3.0], [4.0]])
+        >>> GreedyTreeClassifier(min_cases=1).fit(X, [0, 1, 0, 1]).get_depth()
+        3
+        """
+        check_is_fitted(self)
+        return self.tree_.max_depth
+
+    def get_n_leaves(self) -> int:
+        """Number of leaves of the fitted tree.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> X = np.array([[1.0], [2.0], [3.0], [4.0]])
+        >>> GreedyTreeClassifier(min_cases=1).fit(X, [0, 1, 0, 1]).get_n_leaves()
+        4
+        """
+        check_is_fitted(self)
+        return self.tree_.n_leaves
+
+
+register(GreedyTreeClassifier)
