@@ -138,7 +138,102 @@ class BinarizedModel:
         return tags
 
 
-class OptimalTreeBase(BinarizedModel, BaseEstimator):
+class FittedTree(BinarizedModel):
+    """What every fitted single tree answers: the leaf of each row, its depth and leaves."""
+
+    def apply(self, X) -> np.ndarray:
+        """Index of the leaf (in ``tree_``) that each row of ``X`` reaches.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows to route through the tree.
+
+        Returns
+        -------
+        leaves : ndarray of int64, shape (n_samples,)
+            Leaf node ids.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from odtree import OptimalTreeClassifier
+        >>> X = np.array([[0], [1], [1], [0]])
+        >>> OptimalTreeClassifier(max_depth=1).fit(X, [0, 1, 1, 0]).apply(X).tolist()
+        [1, 2, 2, 1]
+        """
+        binary_X = binarize_input(self, X)  # first: it checks that the model is fitted
+        return self.tree_.apply(binary_X)
+
+    def get_depth(self) -> int:
+        """Depth of the fitted tree (0 for a single leaf)."""
+        check_is_fitted(self)
+        return self.tree_.max_depth
+
+    def get_n_leaves(self) -> int:
+        """Number of leaves of the fitted tree."""
+        check_is_fitted(self)
+        return self.tree_.n_leaves
+
+
+class LeafClassifier:
+    """Classification by a fitted tree's leaves: ``tree_.value`` holds each node's (weighted)
+    class sums and ``node_classes_`` the class each node predicts."""
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Class probabilities: the weighted class shares of the training rows in each leaf.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows to classify.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Columns follow ``classes_``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from odtree import OptimalTreeClassifier
+        >>> X = np.array([[0], [0], [0], [1]])
+        >>> model = OptimalTreeClassifier(max_depth=1).fit(X, [0, 0, 1, 1])
+        >>> model.predict_proba([[0]]).round(3).tolist()
+        [[0.667, 0.333]]
+        """
+        leaves = self.apply(X)
+        value = self.tree_.value[leaves, 0, :]
+        total = value.sum(axis=1, keepdims=True)
+        return np.divide(value, total, out=np.zeros_like(value), where=total > 0)
+
+    def predict(self, X) -> np.ndarray:
+        """Predicted class of each row: the class its leaf predicts.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows to classify.
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from odtree import OptimalTreeClassifier
+        >>> X = np.array([[0, 1], [1, 1], [1, 0], [0, 0]])
+        >>> model = OptimalTreeClassifier(max_depth=2).fit(X, ["a", "b", "a", "b"])
+        >>> model.predict(X).tolist()
+        ['a', 'b', 'a', 'b']
+        """
+        leaves = self.apply(X)
+        return self.classes_[self.node_classes_[leaves]]
+
+
+class OptimalTreeBase(FittedTree, BaseEstimator):
     """Search, input handling and fitted attributes common to the optimal-tree estimators.
 
     Subclasses declare their parameters in ``__init__`` (scikit-learn reads them from its
@@ -276,40 +371,6 @@ class OptimalTreeBase(BinarizedModel, BaseEstimator):
 
     def _binarize(self, X) -> np.ndarray:
         return binarize_input(self, X)
-
-    def apply(self, X) -> np.ndarray:
-        """Index of the leaf (in ``tree_``) that each row of ``X`` reaches.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Rows to route through the tree.
-
-        Returns
-        -------
-        leaves : ndarray of int64, shape (n_samples,)
-            Leaf node ids.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from odtree import OptimalTreeClassifier
-        >>> X = np.array([[0], [1], [1], [0]])
-        >>> OptimalTreeClassifier(max_depth=1).fit(X, [0, 1, 1, 0]).apply(X).tolist()
-        [1, 2, 2, 1]
-        """
-        binary_X = self._binarize(X)
-        return self.tree_.apply(binary_X)
-
-    def get_depth(self) -> int:
-        """Depth of the fitted tree (0 for a single leaf)."""
-        check_is_fitted(self)
-        return self.tree_.max_depth
-
-    def get_n_leaves(self) -> int:
-        """Number of leaves of the fitted tree."""
-        check_is_fitted(self)
-        return self.tree_.n_leaves
 
 
 def validate_training_data(estimator, X, y, supervised=True):

@@ -9,10 +9,10 @@ import numpy as np
 from sklearn.base import ClassifierMixin, _fit_context
 from sklearn.utils.multiclass import check_classification_targets
 
-from ._base import SEARCH_CONSTRAINTS, OptimalTreeBase
+from ._base import SEARCH_CONSTRAINTS, LeafClassifier, OptimalTreeBase
 
 
-class OptimalTreeClassifier(ClassifierMixin, OptimalTreeBase):
+class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
     """A provably optimal decision tree classifier of bounded depth.
 
     The search minimises the weighted number of misclassified training rows (or the cost
@@ -297,58 +297,6 @@ class OptimalTreeClassifier(ClassifierMixin, OptimalTreeBase):
 
             return {"objective": "error_function", "function": on_input_rows, "labelled": True}
         return {"objective": "misclassification"}
-
-    def predict_proba(self, X) -> np.ndarray:
-        """Class probabilities: the weighted class shares of the training rows in each leaf.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Rows to classify.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-            Columns follow ``classes_``.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> X = np.array([[0], [0], [0], [1]])
-        >>> model = OptimalTreeClassifier(max_depth=1).fit(X, [0, 0, 1, 1])
-        >>> model.predict_proba([[0]]).round(3).tolist()
-        [[0.667, 0.333]]
-        """
-        leaves = self.apply(X)
-        value = self.tree_.value[leaves, 0, :]
-        total = value.sum(axis=1, keepdims=True)
-        return np.divide(value, total, out=np.zeros_like(value), where=total > 0)
-
-    def predict(self, X) -> np.ndarray:
-        """Predicted class of each row: its leaf's majority class (by weight).
-
-        Ties go to the class with the larger total training weight, as in the search.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Rows to classify.
-
-        Returns
-        -------
-        y : ndarray of shape (n_samples,)
-            Labels from ``classes_``.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> X = np.array([[0, 1], [1, 1], [1, 0], [0, 0]])
-        >>> model = OptimalTreeClassifier(max_depth=2).fit(X, ["a", "b", "a", "b"])
-        >>> model.predict(X).tolist()
-        ['a', 'b', 'a', 'b']
-        """
-        leaves = self.apply(X)
-        return self.classes_[self.node_classes_[leaves]]
 
 
 def _check_no_missing_labels(y) -> None:

@@ -11,9 +11,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted
 
-from ._base import BinarizedModel, binarize_input, validate_training_data
+from ._base import FittedTree, LeafClassifier, validate_training_data
 from ._binarizer import Binarizer, _column_names, category_codes
 from ._classes import _check_no_missing_labels, _plain_labels
 from ._features import BinaryFeature
@@ -77,7 +76,7 @@ def read_training_columns(estimator: BaseEstimator, X, y) -> TrainingColumns:
         categories=categories, reader=reader)
 
 
-class GreedyTreeClassifier(ClassifierMixin, BinarizedModel, BaseEstimator):
+class GreedyTreeClassifier(ClassifierMixin, LeafClassifier, FittedTree, BaseEstimator):
     """A greedy, unpruned decision tree grown top-down as C4.5 grows one.
 
     At each node every column proposes its best test, the one of largest information gain:
@@ -275,103 +274,6 @@ class GreedyTreeClassifier(ClassifierMixin, BinarizedModel, BaseEstimator):
         self.optimal_ = False
         self.status_ = "heuristic"
         self.n_cache_entries_ = 0
-
-    def apply(self, X) -> np.ndarray:
-        """Index of the leaf (in ``tree_``) that each row of ``X`` reaches.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Rows to route through the tree.
-
-        Returns
-        -------
-        leaves : ndarray of int64, shape (n_samples,)
-            Leaf node ids.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> X = np.array([[0], [1], [1], [0]])
-        >>> GreedyTreeClassifier(min_cases=1).fit(X, [0, 1, 1, 0]).apply(X).tolist()
-        [1, 2, 2, 1]
-        """
-        binary_X = binarize_input(self, X)  # first: it checks that the model is fitted
-        return self.tree_.apply(binary_X)
-
-    def predict_proba(self, X) -> np.ndarray:
-        """Class probabilities: the class shares of the training rows in each leaf.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Rows to classify.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-            Columns follow ``classes_``.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> X = np.array([[0], [0], [0], [1]])
-        >>> model = GreedyTreeClassifier(max_depth=0).fit(X, [0, 0, 1, 1])
-        >>> model.predict_proba([[0]]).tolist()
-        [[0.5, 0.5]]
-        """
-        leaves = self.apply(X)  # first: it checks that the model is fitted
-        value = self.tree_.value[leaves, 0, :]
-        return value / value.sum(axis=1, keepdims=True)
-
-    def predict(self, X) -> np.ndarray:
-        """Predicted class of each row: its leaf's majority class (the first on ties).
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Rows to classify.
-
-        Returns
-        -------
-        y : ndarray of shape (n_samples,)
-            Labels from ``classes_``.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> X = np.array([[1.0], [2.0], [3.0], [4.0]])
-        >>> GreedyTreeClassifier(min_cases=1).fit(X, ["a", "a", "b", "b"]).predict([[2.2]])
-        array(['a'], dtype='<U1')
-        """
-        leaves = self.apply(X)  # first: it checks that the model is fitted
-        return self.classes_[self.node_classes_[leaves]]
-
-    def get_depth(self) -> int:
-        """Depth of the fitted tree (0 for a single leaf).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> X = np.array([[1.0], [2.0], [3.0], [4.0]])
-        >>> GreedyTreeClassifier(min_cases=1).fit(X, [0, 1, 0, 1]).get_depth()
-        3
-        """
-        check_is_fitted(self)
-        return self.tree_.max_depth
-
-    def get_n_leaves(self) -> int:
-        """Number of leaves of the fitted tree.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> X = np.array([[1.0], [2.0], [3.0], [4.0]])
-        >>> GreedyTreeClassifier(min_cases=1).fit(X, [0, 1, 0, 1]).get_n_leaves()
-        4
-        """
-        check_is_fitted(self)
-        return self.tree_.n_leaves
 
 
 register(GreedyTreeClassifier)
