@@ -271,3 +271,22 @@ def test_the_first_solver_does_not_print_the_highs_banner(capfd):
                           LPBoostClassifier(form="demiriz", D=1.0)])
 def test_scikit_learn_compatible(estimator, check):
     check(estimator)
+
+
+def test_ctrl_c_in_a_pricing_returns_the_forest_so_far(monkeypatch):
+    """The engine turns Ctrl-C into an "interrupted" tree: the forest stops there."""
+    from odtree._solver import Solver
+
+    solve, calls = Solver.solve, []
+
+    def interrupted_second(self, *args, **kwargs):
+        solution = solve(self, *args, **kwargs)
+        calls.append(1)
+        if len(calls) == 2:
+            solution.status = "interrupted"
+        return solution
+
+    monkeypatch.setattr(Solver, "solve", interrupted_second)
+    forest = MDBoostClassifier(max_depth=2).fit(X, y)
+    assert len(calls) == 2 and forest.n_iter_ == 1 and not forest.optimal_
+

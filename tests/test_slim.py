@@ -163,3 +163,21 @@ def test_every_tree_of_a_random_forest_keeps_its_classification():
         model = improve_depth(tree, X, oracle="dp", time_limit=1.5, sat_timeout=0.5)
         assert np.array_equal(model.predict(X), tree.predict(X))
         assert model.get_depth() <= tree.get_depth()
+
+
+def test_ctrl_c_in_the_engine_oracle_ends_dt_slim(monkeypatch):
+    from odtree._solver import Solver
+
+    solve = Solver.solve
+
+    def interrupted(self, *args, **kwargs):
+        solution = solve(self, *args, **kwargs)
+        solution.status = "interrupted"
+        return solution
+
+    monkeypatch.setattr(Solver, "solve", interrupted)
+    Xc, yc = make_classification(300, 6, random_state=0)
+    cart = DecisionTreeClassifier(random_state=0).fit(Xc, yc)
+    model = improve_depth(cart, Xc, yc, oracle="dp", time_limit=60)
+    assert [attempt.outcome for attempt in model.slim_log_] == ["interrupted"]
+    assert model.fit_time_ < 30 and np.array_equal(model.predict(Xc), cart.predict(Xc))

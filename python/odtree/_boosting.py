@@ -152,6 +152,8 @@ class _OptimalBoosting(ClassifierMixin, BinarizedModel, BaseEstimator):
             if self.max_iterations is not None and len(members) >= self.max_iterations:
                 break
             member, correct, edge, most = pricer.price(weights, left)
+            if member.status_ == "interrupted":  # Ctrl-C: the forest so far, unproven
+                break
             if members:
                 lower, upper = master.bounds(most)
             enters = not members or edge > threshold + self.tol * np.abs(weights).sum()

@@ -85,6 +85,11 @@ class Slimmer:
         self.started = time.monotonic()
         self.depth_log = [(0.0, tree.depth())]
 
+    def _stop_on_interrupt(self, outcome: str) -> None:
+        """After Ctrl-C in the engine, the run ends with the tree so far."""
+        if outcome == "interrupted":
+            self.deadline = time.monotonic()
+
     def _left(self) -> float | None:
         return None if self.deadline is None else self.deadline - time.monotonic()
 
@@ -138,6 +143,7 @@ class Slimmer:
         self.log.append(Attempt(time.monotonic() - self.started, local.depth,
                                 local.depth if found is None else found.depth(), len(local.X),
                                 len(local.features), "dp", outcome))
+        self._stop_on_interrupt(outcome)
         if found is not None:
             self._replace(local, found, "dp")
 
@@ -235,6 +241,7 @@ class Slimmer:
             after = tree.depth() if tree is not None else local.depth
             self.log.append(Attempt(time.monotonic() - self.started, local.depth, after,
                                     len(local.X), len(local.features), oracle, outcome))
+            self._stop_on_interrupt(outcome)
             if tree is not None:
                 found, winner, target = tree, oracle, tree.depth() - 1
         if found is None:
@@ -270,7 +277,7 @@ def dp_min_depth(X, labels, target, time_limit, *, counts=None, errors=0
     ``counts[i]`` rows), within ``time_limit`` seconds (None: no limit). An upper bound of
     ``errors + 1`` on the error makes each depth a feasibility question; a search stopped by
     the time limit still gives any tree within the bound it met. Returns the tree (or None)
-    and ``"sat"``, ``"unsat"`` or ``"timeout"``."""
+    and ``"sat"``, ``"unsat"``, ``"timeout"`` or ``"interrupted"`` (Ctrl-C)."""
     if target < 0:
         return None, "unsat"
     classes, codes = np.unique(labels, return_inverse=True)
@@ -292,6 +299,8 @@ def dp_min_depth(X, labels, target, time_limit, *, counts=None, errors=0
             break
         solution = solver.solve(counts, max_depth=depth, upper_bound=errors + 1.0,
                                 time_limit=left, anytime=False)
+        if solution.status == "interrupted":
+            return None, "interrupted"
         if solution.objective >= errors + 1 or solution.status == "infeasible":
             outcome = "sat" if best is not None else (
                 "unsat" if solution.status == "infeasible" else "timeout")
