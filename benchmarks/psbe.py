@@ -59,7 +59,7 @@ def run(name, repeats, time_limit, max_folds):
                 predicted = selector.estimator_.predict(selector.transform(X[test]))
                 seconds.append(selector.fit_time_)
                 errors.append(float(np.mean(predicted != y[test])))
-                timed_out |= selector.timed_out_
+                timed_out |= selector.stopped_ is not None
                 built.append(selector.n_trees_built_)
                 selected.append(int(selector.support_.sum()))
         row[f"{method}_seconds"] = float(np.mean(seconds))

@@ -2,6 +2,11 @@
 feature subset, PSBE against SBE, early stops, time limits and bad input."""
 
 import itertools
+import json
+import signal
+import subprocess
+import sys
+import textwrap
 import time
 
 import numpy as np
@@ -52,7 +57,8 @@ def test_enumeration_is_brute_force_over_all_subsets(data, criterion, min_cases,
                 for size in range(n_features + 1)
                 for subset in itertools.combinations(range(n_features), size)}
     search = _core.DistinctTreeSearch(*data, **params, order=order, incremental=incremental)
-    found = search.next_batch((1 << n_features) + 1)
+    found, stopped = search.next_batch((1 << n_features) + 1)
+    assert stopped is None
     forms = [_canonical(tree) for _, tree in found]
     assert len(forms) == len(set(forms)), "a tree was reported twice"
     assert set(forms) == expected
@@ -93,7 +99,7 @@ def test_early_stop_and_resume():
     first = list(itertools.islice(trees, 3))
     assert len(first) == 3 and not trees.done
     rest = trees.count()
-    assert trees.done and not trees.timed_out
+    assert trees.done and trees.stopped is None
     assert 3 + rest == distinct_trees(X, y, min_cases=1, count_only=True) == trees.n_found
 
 
@@ -104,7 +110,7 @@ def test_time_limit_returns_what_was_found():
     trees = distinct_trees(X, y, min_cases=1, time_limit=0.3)
     found = list(trees)
     assert time.perf_counter() - start < 5
-    assert trees.timed_out and not trees.done and len(found) == trees.n_found > 0
+    assert trees.stopped == "time_limit" and not trees.done and len(found) == trees.n_found > 0
     assert distinct_trees(X, y, min_cases=1, time_limit=0.0, count_only=True) <= 1
 
 
@@ -172,10 +178,91 @@ def test_psbe_selects_what_sbe_selects(X, y, cv):
 def test_selector_time_limit_keeps_the_last_subset():
     X, y = load_breast_cancer(return_X_y=True)
     selector = DistinctTreeSelector(method="sbe", time_limit=0.0, random_state=0).fit(X, y)
-    assert selector.timed_out_ and len(selector.trace_) == 1 and selector.support_.all()
+    assert selector.stopped_ == "time_limit"
+    assert len(selector.trace_) == 1 and selector.support_.all()
     assert hasattr(selector, "estimator_")
 
 
 @parametrize_with_checks([DistinctTreeSelector(), DistinctTreeSelector(method="sbe", cv=2)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+# --------------------------------------------------------------------------- Ctrl-C
+
+#: Searches far from finishing within a minute, each printing its outcome as JSON.
+CTRL_C_CASES = {
+    "iterate": """
+        trees = distinct_trees(X, y, min_cases=1)
+        found = sum(1 for _ in trees)
+        print(json.dumps({"stopped": trees.stopped, "found": found, "n_found": trees.n_found,
+                          "done": trees.done}), flush=True)
+    """,
+    "count": """
+        trees = distinct_trees(X, y, min_cases=1)
+        count = trees.count()
+        print(json.dumps({"stopped": trees.stopped, "found": count, "n_found": trees.n_found,
+                          "done": trees.done}), flush=True)
+    """,
+    "select": """
+        selector = DistinctTreeSelector(method="sbe", min_cases=1, cv=10).fit(X, y)
+        print(json.dumps({"stopped": selector.stopped_, "found": len(selector.trace_),
+                          "n_found": len(selector.trace_),
+                          "done": bool(selector.support_.sum() >= 1)}), flush=True)
+    """,
+}
+
+CTRL_C_PRELUDE = """
+import json, signal
+from sklearn.datasets import make_classification
+from odtree import DistinctTreeSelector, distinct_trees
+signal.signal(signal.SIGINT, signal.default_int_handler)  # even if the parent ignores SIGINT
+X, y = make_classification(n_samples=2000, n_features=300, n_informative=30, random_state=0)
+print("STARTS", flush=True)
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs POSIX signals")
+@pytest.mark.parametrize("case", sorted(CTRL_C_CASES))
+def test_ctrl_c_stops_the_search_and_keeps_what_was_found(case):
+    script = CTRL_C_PRELUDE + textwrap.dedent(CTRL_C_CASES[case])
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "STARTS", child.stderr.read()
+        time.sleep(1.5)  # well into the search
+        assert child.poll() is None, "the search ended before the interrupt"
+        sent = time.perf_counter()
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=30)
+        waited = time.perf_counter() - sent
+    finally:
+        child.kill()
+    assert child.returncode == 0, err
+    assert "KeyboardInterrupt" not in err
+    outcome = json.loads(out.strip().splitlines()[-1])
+    assert outcome["stopped"] == "interrupted"
+    assert outcome["found"] >= 1 and outcome["found"] == outcome["n_found"]
+    assert waited < 2, f"Ctrl-C took {waited:.2f} s to act"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs POSIX signals")
+def test_a_second_ctrl_c_raises_keyboard_interrupt():
+    script = CTRL_C_PRELUDE + textwrap.dedent("""
+        for _ in range(100):  # many searches in a row, as a user's loop would run them
+            distinct_trees(X, y, min_cases=1, count_only=True)
+        print("LOOP FINISHED", flush=True)
+    """)
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "STARTS", child.stderr.read()
+        time.sleep(1.5)
+        child.send_signal(signal.SIGINT)
+        time.sleep(0.3)  # the first stops one search, and the loop goes on to the next
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=30)
+    finally:
+        child.kill()
+    assert child.returncode != 0
+    assert "KeyboardInterrupt" in err and "LOOP FINISHED" not in out

@@ -14,8 +14,8 @@ from odtree import (
     OptimalTreeClassifier,
     OptimalTreeClusterer,
     OptimalTreeRegressor,
-    _base,
     _core,
+    _interrupts,
 )
 from odtree._base import rows_per_node
 
@@ -116,7 +116,7 @@ def test_a_callback_interrupted_midway_returns_a_costed_tree(monkeypatch):
     """A KeyboardInterrupt after some leaves were costed stops the search like Ctrl-C: the
     best tree so far, every leaf of it costed by the function."""
     # no earlier test's interrupt counts as the first of two
-    monkeypatch.setattr(_base, "_last_interrupt", [-np.inf])
+    monkeypatch.setattr(_interrupts, "_last_interrupt", [-np.inf])
     X = np.random.default_rng(1).integers(0, 2, size=(60, 6))
     y = (X[:, 0] ^ X[:, 1]) | X[:, 2]
     calls = [0]

@@ -23,14 +23,11 @@ from sklearn.utils.validation import (
 )
 
 from ._binarizer import NUMERIC_DTYPES, Binarizer
+from ._interrupts import note_interrupt
 from ._registry import register
 from ._solver import Solution, Solver
 from ._tree import Tree
 from .exceptions import InfeasibleWarning, NotOptimalWarning
-
-#: Two Ctrl-C within this many seconds raise KeyboardInterrupt instead of stopping one fit.
-INTERRUPT_WINDOW = 10.0
-_last_interrupt = [-np.inf]
 
 #: The cache figures of a search result (named by the core) and the fitted attributes that
 #: hold them.
@@ -351,11 +348,7 @@ class OptimalTreeBase(FittedTree, BaseEstimator):
             warnings.warn(f"no tree has an objective below upper_bound={upper_bound}; "
                           "the model is the best single leaf", InfeasibleWarning, stacklevel=5)
         elif self.status_ == "interrupted":
-            now = time.monotonic()
-            if now - _last_interrupt[0] < INTERRUPT_WINDOW:
-                _last_interrupt[0] = -np.inf
-                raise KeyboardInterrupt("second interrupt: stopping")
-            _last_interrupt[0] = now
+            note_interrupt()
             warnings.warn("the search was interrupted: the tree is the best found so far and may "
                           "not be optimal", NotOptimalWarning, stacklevel=5)
         elif self.status_ == "memory_limit":

@@ -11,6 +11,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from ._greedy import GreedyTreeClassifier, TrainingColumns, read_training_columns
+from ._interrupts import note_interrupt
 
 __all__ = ["DistinctTrees", "distinct_trees"]
 
@@ -35,8 +36,11 @@ class DistinctTrees(Iterator):
         Distinct trees found so far.
     done : bool
         Whether the search is over: every distinct tree has been found.
-    timed_out : bool
-        Whether the time limit stopped the search.
+    stopped : {"time_limit", "interrupted"} or None
+        Why the search stopped before it was over: the time limit, or a Ctrl-C during the
+        search (the trees found until then are still returned, then the iteration ends
+        without raising ``KeyboardInterrupt``; a second Ctrl-C within 10 s raises it); None
+        while it runs or once it is done.
     """
 
     def __init__(self, search, data: TrainingColumns, params: dict, fitted_on: BaseEstimator,
@@ -47,7 +51,7 @@ class DistinctTrees(Iterator):
         self._fitted_on = fitted_on
         self._deadline = None if time_limit is None else time.monotonic() + time_limit
         self._batch: list = []
-        self.timed_out = False
+        self.stopped: str | None = None
 
     @property
     def n_built(self) -> int:
@@ -65,16 +69,33 @@ class DistinctTrees(Iterator):
         return None if self._deadline is None else max(0.0, self._deadline - time.monotonic())
 
     def __next__(self) -> tuple[tuple[int, ...], GreedyTreeClassifier]:
+        while True:
+            try:
+                return self._advance()
+            except KeyboardInterrupt:
+                # a Ctrl-C between two core calls: the trees already found are still given
+                self._stop("interrupted")
+
+    def _stop(self, stopped: str | None) -> None:
+        """Records why a core call stopped; a second Ctrl-C soon after raises."""
+        if stopped == "interrupted":
+            note_interrupt()
+        self.stopped = self.stopped or stopped
+
+    def _advance(self) -> tuple[tuple[int, ...], GreedyTreeClassifier]:
+        """The next pair, fetching a batch from the core when none is left."""
         if not self._batch:
-            if self._search.done or self.timed_out:
+            if self._search.done or self.stopped:
                 raise StopIteration
-            self._batch = list(reversed(self._search.next_batch(_BATCH, self._remaining())))
+            batch, stopped = self._search.next_batch(_BATCH, self._remaining())
+            self._batch = list(reversed(batch))
+            self._stop(stopped)
             if not self._batch:
-                self.timed_out = not self._search.done
                 raise StopIteration
-        features, result = self._batch.pop()
+        features, result = self._batch[-1]
         tree = GreedyTreeClassifier._from_core(self._params, self._data, result,
                                                self._fitted_on)
+        self._batch.pop()  # only once converted, so that a Ctrl-C loses no tree
         return tuple(features), tree
 
     def count(self) -> int:
@@ -84,7 +105,8 @@ class DistinctTrees(Iterator):
         Returns
         -------
         count : int
-            Distinct trees not yet returned by the iteration (until the time limit).
+            Distinct trees not yet returned by the iteration (until the time limit or a
+            Ctrl-C, which :attr:`stopped` then names).
 
         Examples
         --------
@@ -98,8 +120,8 @@ class DistinctTrees(Iterator):
         3
         """
         pending, self._batch = len(self._batch), []
-        found = self._search.count(self._remaining())
-        self.timed_out = not self._search.done
+        found, stopped = self._search.count(self._remaining())
+        self._stop(stopped)
         return pending + found
 
 
@@ -152,7 +174,8 @@ def distinct_trees(X, y, *, criterion="entropy", min_cases=2, max_depth=None, mi
     incremental : bool, default=True
         Rebuild only the affected subtrees (True), or each tree from scratch.
     time_limit : float or None, default=None
-        Seconds after which the search stops; the trees found until then are returned.
+        Seconds after which the search stops; the trees found until then are returned. A
+        Ctrl-C stops it in the same way (see :attr:`DistinctTrees.stopped`).
     count_only : bool, default=False
         Return only the number of distinct trees (found within ``time_limit``).
 

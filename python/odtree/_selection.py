@@ -17,6 +17,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._base import _is_dataframe
 from ._greedy import GreedyTreeClassifier, read_training_columns
+from ._interrupts import note_interrupt
 
 __all__ = ["DistinctTreeSelector"]
 
@@ -59,6 +60,8 @@ class DistinctTreeSelector(SelectorMixin, BaseEstimator):
         Seeds the split into building and search rows (or the folds).
     time_limit : float or None, default=None
         Seconds after which the elimination stops; the last accepted subset is selected.
+        A Ctrl-C during the elimination stops it in the same way (a second one within 10 s
+        raises ``KeyboardInterrupt``).
 
     Attributes
     ----------
@@ -75,8 +78,9 @@ class DistinctTreeSelector(SelectorMixin, BaseEstimator):
         ``max_depth=0``, if none is selected).
     n_trees_built_ : int
         Trees grown during the search (per fold).
-    timed_out_ : bool
-        Whether ``time_limit`` stopped the search.
+    stopped_ : {"time_limit", "interrupted"} or None
+        Why the elimination stopped before it converged: ``time_limit``, or a Ctrl-C; None
+        when it converged.
     fit_time_ : float
         Seconds spent in ``fit``.
     n_features_in_ : int
@@ -194,7 +198,9 @@ class DistinctTreeSelector(SelectorMixin, BaseEstimator):
         for rank, (before, after) in enumerate(reversed(steps), start=2):
             self.ranking_[sorted(set(before) - set(after))] = rank
         self.n_trees_built_ = result["n_built"]
-        self.timed_out_ = result["timed_out"]
+        self.stopped_ = result["stopped"]
+        if self.stopped_ == "interrupted":
+            note_interrupt()  # a second Ctrl-C soon after raises
         self.estimator_ = self._final_tree(X, y)
         self.fit_time_ = time.perf_counter() - start
         return self

@@ -15,6 +15,17 @@ pub enum Stop {
     MemoryLimit,
 }
 
+impl Stop {
+    /// The name used in the Python API, as for the matching [`Status`](crate::Status).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stop::TimeLimit => "time_limit",
+            Stop::Interrupted => "interrupted",
+            Stop::MemoryLimit => "memory_limit",
+        }
+    }
+}
+
 /// Where a search posts each better tree as it finds it, as (seconds since the start,
 /// objective, proven bound), for a watcher in another thread to take.
 pub type Feed = Arc<Mutex<Vec<[f64; 3]>>>;

@@ -5,6 +5,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use std::time::Duration;
 
+use crate::interrupt::duration_of;
+
 /// Search settings, named as in the estimators. Each string option is parsed by the core,
 /// whose error lists the valid values; each switch left at `None` keeps the preset's choice.
 #[pyclass(name = "Config", module = "odtree._core", frozen)]
@@ -76,15 +78,9 @@ impl PyConfig {
             Ok(config)
         };
         let search = parsed().map_err(|error| PyValueError::new_err(error.to_string()))?;
-        if time_limit.is_some_and(|t| t.is_nan() || t < 0.0 || t.is_infinite()) {
-            return Err(PyValueError::new_err(
-                "time_limit must be a finite number ≥ 0",
-            ));
-        }
         Ok(Self {
             search,
-            // a limit beyond what a Duration holds (~5.8e11 years) means no limit
-            time_limit: time_limit.and_then(|t| Duration::try_from_secs_f64(t).ok()),
+            time_limit: duration_of(time_limit)?,
         })
     }
 

@@ -1,15 +1,14 @@
 //! Distinct-tree enumeration and backward elimination of odtree-core for Python.
 
-use std::time::{Duration, Instant};
-
 use crate::greedy::{columns_of, tree_to_dict};
+use crate::interrupt::run_interruptible;
 use crate::to_py_err;
 use numpy::{PyReadonlyArray1, PyReadonlyArray2};
 use odtree_core::greedy::{
     backward_elimination as eliminate, Criterion, DistinctTrees, Elimination, Fold, GreedyConfig,
     GreedyLearner, RemovalOrder, Table,
 };
-use pyo3::exceptions::PyValueError;
+use odtree_core::Stop;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
@@ -28,16 +27,12 @@ fn config_of(
     })
 }
 
-/// The instant `seconds` from now; `None` for no limit.
-fn deadline_of(seconds: Option<f64>) -> PyResult<Option<Instant>> {
-    match seconds {
-        None => Ok(None),
-        Some(s) if s >= 0.0 && s.is_finite() => {
-            Ok(Some(Instant::now() + Duration::from_secs_f64(s)))
-        }
-        Some(s) => Err(PyValueError::new_err(format!(
-            "time_limit must be a finite number >= 0, got {s}"
-        ))),
+/// Why an enumeration call stopped early, by name: what stopped its budget, else
+/// "interrupted" for a Ctrl-C that came as it ended (so that the iteration ends there).
+fn stop_name(stopped: Option<Stop>, interrupted: bool) -> Option<&'static str> {
+    match stopped {
+        Some(stop) => Some(stop.as_str()),
+        None => interrupted.then_some(Stop::Interrupted.as_str()),
     }
 }
 
@@ -85,55 +80,57 @@ impl PyDistinctTreeSearch {
     }
 
     /// Up to `max_trees` further distinct trees, as `(used features, tree dict)` pairs (the
-    /// dict as `greedy_tree` returns it), fewer if the search ends or `time_limit` seconds
-    /// pass. The GIL is released while the search runs.
+    /// dict as `greedy_tree` returns it), and why the call stopped early: `None` when it
+    /// found `max_trees` trees or the search ended, else `"time_limit"` after `time_limit`
+    /// seconds or `"interrupted"` (Ctrl-C), with the trees found until then. A later call
+    /// goes on where this one stopped. The GIL is released while the search runs.
     #[pyo3(signature = (max_trees, time_limit=None))]
     fn next_batch<'py>(
         &mut self,
         py: Python<'py>,
         max_trees: usize,
         time_limit: Option<f64>,
-    ) -> PyResult<Bound<'py, PyList>> {
-        let deadline = deadline_of(time_limit)?;
+    ) -> PyResult<(Bound<'py, PyList>, Option<&'static str>)> {
         let (table, config, search) = (&self.table, self.config, &mut self.search);
-        let found = py
-            .detach(move || {
-                let learner = GreedyLearner::new(table, config)?;
-                let mut found = Vec::new();
-                while found.len() < max_trees && deadline.is_none_or(|d| Instant::now() < d) {
-                    match search.next_tree(&learner)? {
-                        Some(tree) => found.push(tree),
-                        None => break,
-                    }
+        let (outcome, interrupted) = run_interruptible(py, time_limit, move |mut budget| {
+            let learner = GreedyLearner::new(table, config)?;
+            let mut found = Vec::new();
+            while found.len() < max_trees {
+                match search.next_tree(&learner, &mut budget)? {
+                    Some(tree) => found.push(tree),
+                    None => break,
                 }
-                Ok(found)
-            })
-            .map_err(to_py_err)?;
+            }
+            Ok((found, budget.stopped()))
+        })?;
+        let (found, stopped) = outcome.map_err(to_py_err)?;
         let batch = PyList::empty(py);
         for distinct in found {
             batch.append((distinct.features, tree_to_dict(py, &distinct.tree)?))?;
         }
-        Ok(batch)
+        Ok((batch, stop_name(stopped, interrupted)))
     }
 
-    /// Runs the search on without returning the trees, until it ends or `time_limit`
-    /// seconds pass; returns how many distinct trees it found in this call.
+    /// Runs the search on without returning the trees, until it ends, `time_limit` seconds
+    /// pass or Ctrl-C; returns how many distinct trees it found in this call, and why it
+    /// stopped early as `next_batch` does.
     #[pyo3(signature = (time_limit=None))]
-    fn count(&mut self, py: Python<'_>, time_limit: Option<f64>) -> PyResult<usize> {
-        let deadline = deadline_of(time_limit)?;
+    fn count(
+        &mut self,
+        py: Python<'_>,
+        time_limit: Option<f64>,
+    ) -> PyResult<(usize, Option<&'static str>)> {
         let (table, config, search) = (&self.table, self.config, &mut self.search);
-        py.detach(move || {
+        let (outcome, interrupted) = run_interruptible(py, time_limit, move |mut budget| {
             let learner = GreedyLearner::new(table, config)?;
             let mut count = 0;
-            while deadline.is_none_or(|d| Instant::now() < d) {
-                match search.next_tree(&learner)? {
-                    Some(_) => count += 1,
-                    None => break,
-                }
+            while search.next_tree(&learner, &mut budget)?.is_some() {
+                count += 1;
             }
-            Ok(count)
-        })
-        .map_err(to_py_err)
+            Ok((count, budget.stopped()))
+        })?;
+        let (count, stopped) = outcome.map_err(to_py_err)?;
+        Ok((count, stop_name(stopped, interrupted)))
     }
 
     /// Trees built so far.
@@ -158,8 +155,9 @@ impl PyDistinctTreeSearch {
 /// Backward elimination (`odtree_core::greedy::backward_elimination`) from all the features,
 /// method `"psbe"` or `"sbe"`, scored on `folds`, a list of `(building rows, search rows)`.
 /// Returns a dict: `trace_features` (the accepted subsets), `trace_errors` (their
-/// misclassified search rows, summed over the folds), `n_built` and `timed_out`. The GIL is
-/// released while it runs.
+/// misclassified search rows, summed over the folds), `n_built` and `stopped` (`None`, or
+/// `"time_limit"` or `"interrupted"` when the limit or a Ctrl-C stopped it before it
+/// converged). The GIL is released while it runs.
 #[pyfunction]
 #[pyo3(signature = (numeric, categorical, categorical_columns, labels, n_classes, folds, *,
                     criterion="gain_ratio", min_cases=2, max_depth=None, min_gain=0.0,
@@ -182,25 +180,24 @@ pub fn backward_elimination<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let config = config_of(criterion, min_cases, max_depth, min_gain)?;
     let method = Elimination::from_name(method).map_err(to_py_err)?;
-    let deadline = deadline_of(time_limit)?;
     let labels = labels.as_array().to_vec();
     let columns = columns_of(numeric, categorical, &categorical_columns, labels.len())?;
     let folds: Vec<Fold> = folds
         .into_iter()
         .map(|(building, search)| Fold { building, search })
         .collect();
-    let selection = py
-        .detach(move || {
-            let table = Table::new(columns, labels, n_classes)?;
-            let features: Vec<usize> = (0..table.n_features()).collect();
-            eliminate(&table, &folds, config, &features, method, deadline)
-        })
-        .map_err(to_py_err)?;
+    // a Ctrl-C that came only as the elimination converged leaves its result whole
+    let (selection, _) = run_interruptible(py, time_limit, move |mut budget| {
+        let table = Table::new(columns, labels, n_classes)?;
+        let features: Vec<usize> = (0..table.n_features()).collect();
+        eliminate(&table, &folds, config, &features, method, &mut budget)
+    })?;
+    let selection = selection.map_err(to_py_err)?;
     let dict = PyDict::new(py);
     let (subsets, errors): (Vec<Vec<usize>>, Vec<usize>) = selection.trace.into_iter().unzip();
     dict.set_item("trace_features", subsets)?;
     dict.set_item("trace_errors", errors)?;
     dict.set_item("n_built", selection.n_built)?;
-    dict.set_item("timed_out", selection.timed_out)?;
+    dict.set_item("stopped", selection.stopped.map(|stop| stop.as_str()))?;
     Ok(dict)
 }

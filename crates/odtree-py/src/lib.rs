@@ -5,9 +5,11 @@ mod callbacks;
 mod config;
 mod distinct;
 mod greedy;
+mod interrupt;
 
 use callbacks::{ClassesCallback, Failure, Labels, RowsCallback, FAILED};
 use config::PyConfig;
+use interrupt::SIGNAL_POLL;
 use numpy::{PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use odtree_core::objective::ByRows;
 use odtree_core::{
@@ -19,10 +21,6 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
-use std::time::Duration;
-
-/// How often the waiting thread looks for Ctrl-C while the search runs.
-const SIGNAL_POLL: Duration = Duration::from_millis(50);
 
 fn to_py_err(error: OdtError) -> PyErr {
     PyValueError::new_err(error.to_string())

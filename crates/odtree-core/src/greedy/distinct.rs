@@ -11,6 +11,7 @@
 
 use super::induce::GreedyLearner;
 use super::tree::GreedyTree;
+use crate::budget::Budget;
 use crate::error::{OdtError, Result};
 
 /// The order in which a search node removes its used optional features.
@@ -115,9 +116,17 @@ impl DistinctTrees {
         self.started && self.visit.is_none() && self.stack.is_empty()
     }
 
-    /// The next distinct tree, or `None` when all were reported. `learner` must be the same
-    /// at every call.
-    pub fn next_tree(&mut self, learner: &GreedyLearner) -> Result<Option<DistinctTree>> {
+    /// The next distinct tree, or `None` when all were reported or `budget` ran out (then
+    /// `budget.stopped()` says why, and a later call goes on where this one stopped).
+    /// `learner` must be the same at every call. The budget is read before each tree is built.
+    pub fn next_tree(
+        &mut self,
+        learner: &GreedyLearner,
+        budget: &mut Budget,
+    ) -> Result<Option<DistinctTree>> {
+        if budget.check_now().is_some() {
+            return Ok(None);
+        }
         if !self.started {
             self.started = true;
             let tree = learner.build(&self.features)?;
@@ -139,6 +148,9 @@ impl DistinctTrees {
             let Some(frame) = self.stack.last_mut() else {
                 return Ok(None);
             };
+            if frame.next < frame.removals.len() && budget.check_now().is_some() {
+                return Ok(None); // before any change, so that the next call resumes here
+            }
             if frame.next > 0 {
                 // the previous child's sub-space is done: its feature becomes optional
                 insert_sorted(&mut frame.optional, frame.removals[frame.next - 1]);

@@ -2,11 +2,10 @@
 //! plain SBE, which treats the learner as a black box, and PSBE, which tries removing only
 //! the features the current trees use.
 
-use std::time::Instant;
-
 use super::induce::{GreedyConfig, GreedyLearner};
 use super::table::Table;
 use super::tree::GreedyTree;
+use crate::budget::{Budget, Stop};
 use crate::error::{OdtError, Result};
 
 /// Which features a round of backward elimination tries to remove.
@@ -55,8 +54,8 @@ pub struct Selection {
     pub trace: Vec<(Vec<usize>, usize)>,
     /// Trees built.
     pub n_built: usize,
-    /// Whether the time limit stopped the search before it converged.
-    pub timed_out: bool,
+    /// Why the search stopped before it converged (time limit or interrupt), if it did.
+    pub stopped: Option<Stop>,
 }
 
 impl Selection {
@@ -80,14 +79,15 @@ struct Scorer {
 /// Backward elimination from `features` on `table`: each round tries removing each candidate
 /// feature (ascending index) and accepts the removal of strictly fewest misclassified search
 /// rows, the first on ties, if it is fewer than the current subset's; it stops otherwise.
-/// With `deadline`, it stops at the first tree after it and keeps the last accepted subset.
+/// When `budget` runs out it stops before the next candidate and keeps the last accepted
+/// subset.
 pub fn backward_elimination(
     table: &Table,
     folds: &[Fold],
     config: GreedyConfig,
     features: &[usize],
     method: Elimination,
-    deadline: Option<Instant>,
+    budget: &mut Budget,
 ) -> Result<Selection> {
     if folds.is_empty() {
         return Err(OdtError::InvalidParameter(
@@ -152,7 +152,6 @@ pub fn backward_elimination(
     let mut n_built = trees.len();
     let mut errors = errors_of(&trees);
     let mut trace = vec![(subset.clone(), errors)];
-    let expired = || deadline.is_some_and(|d| Instant::now() >= d);
     loop {
         let candidates: Vec<usize> = match method {
             Elimination::BlackBox => subset.clone(),
@@ -165,11 +164,11 @@ pub fn backward_elimination(
         };
         let mut best: Option<(usize, usize, Vec<GreedyTree>)> = None;
         for &removed in &candidates {
-            if expired() {
+            if let Some(stop) = budget.check_now() {
                 return Ok(Selection {
                     trace,
                     n_built,
-                    timed_out: true,
+                    stopped: Some(stop),
                 });
             }
             let allowed: Vec<usize> = subset.iter().copied().filter(|&f| f != removed).collect();
@@ -203,7 +202,7 @@ pub fn backward_elimination(
                 return Ok(Selection {
                     trace,
                     n_built,
-                    timed_out: false,
+                    stopped: None,
                 })
             }
         }

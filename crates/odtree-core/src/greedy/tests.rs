@@ -2,7 +2,15 @@
 //! (determinism, exact fit, the spec's Remark 4.3) on random tables.
 
 use super::*;
+use crate::budget::{Budget, Stop};
 use proptest::prelude::*;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+/// A budget that has already run out, as after a Ctrl-C.
+fn interrupted() -> Budget {
+    Budget::new(None, Some(Arc::new(AtomicBool::new(true))))
+}
 
 fn numeric(values: &[f64]) -> Column {
     Column::Numeric(values.to_vec())
@@ -276,9 +284,15 @@ fn distinct_trees_of_no_features_is_one_leaf() {
     let table = gain_against_ratio();
     let learner = learner(&table, Criterion::InformationGain, 2);
     let mut search = DistinctTrees::new(&[], RemovalOrder::default(), true);
-    let found = search.next_tree(&learner).unwrap().unwrap();
+    let found = search
+        .next_tree(&learner, &mut Budget::default())
+        .unwrap()
+        .unwrap();
     assert!(found.features.is_empty() && found.tree.nodes().len() == 1);
-    assert!(search.next_tree(&learner).unwrap().is_none());
+    assert!(search
+        .next_tree(&learner, &mut Budget::default())
+        .unwrap()
+        .is_none());
     assert!(search.is_done());
 }
 
@@ -320,7 +334,7 @@ proptest! {
         let all: Vec<usize> = (0..n).collect();
         let mut search = DistinctTrees::new(&all, order, incremental);
         let mut found: Vec<GreedyTree> = Vec::new();
-        while let Some(distinct) = search.next_tree(&learner).unwrap() {
+        while let Some(distinct) = search.next_tree(&learner, &mut Budget::default()).unwrap() {
             prop_assert_eq!(&distinct.features, &distinct.tree.used_features());
             prop_assert!(!found.contains(&distinct.tree));
             found.push(distinct.tree);
@@ -349,10 +363,67 @@ proptest! {
         let folds = [Fold { building, search }];
         let config = GreedyConfig { criterion, min_cases, ..GreedyConfig::default() };
         let all: Vec<usize> = (0..table.n_features()).collect();
-        let run = |method| backward_elimination(&table, &folds, config, &all, method, None)
+        let run = |method| backward_elimination(&table, &folds, config, &all, method, &mut Budget::default())
             .unwrap();
         let (pruned, black_box) = (run(Elimination::Pruned), run(Elimination::BlackBox));
         prop_assert_eq!(&pruned.trace, &black_box.trace);
         prop_assert!(pruned.n_built <= black_box.n_built);
+        prop_assert_eq!(pruned.stopped, None);
     }
+
+    /// An enumeration stopped by its budget at any point goes on where it stopped: the trees
+    /// are the same, in the same order, as without stops.
+    #[test]
+    fn a_stopped_enumeration_resumes(
+        table in tables(false), min_cases in 1usize..3, stops in prop::collection::vec(any::<bool>(), 0..40),
+    ) {
+        let learner = learner(&table, Criterion::InformationGain, min_cases);
+        let all: Vec<usize> = (0..table.n_features()).collect();
+        let mut plain = DistinctTrees::new(&all, RemovalOrder::default(), true);
+        let mut expected = Vec::new();
+        while let Some(distinct) = plain.next_tree(&learner, &mut Budget::default()).unwrap() {
+            expected.push(distinct);
+        }
+        let mut resumed = DistinctTrees::new(&all, RemovalOrder::default(), true);
+        let mut found = Vec::new();
+        let mut stops = stops.into_iter();
+        loop {
+            if stops.next().unwrap_or(false) {
+                let mut budget = interrupted();
+                prop_assert!(resumed.next_tree(&learner, &mut budget).unwrap().is_none());
+                prop_assert_eq!(budget.stopped(), Some(Stop::Interrupted));
+                continue;
+            }
+            match resumed.next_tree(&learner, &mut Budget::default()).unwrap() {
+                Some(distinct) => found.push(distinct),
+                None => break,
+            }
+        }
+        prop_assert_eq!(found, expected);
+        prop_assert_eq!(resumed.n_built(), plain.n_built());
+    }
+}
+
+#[test]
+fn an_interrupted_elimination_keeps_the_subset_it_had() {
+    let table = gain_against_ratio();
+    let folds = [Fold {
+        building: (0..table.n_rows()).collect(),
+        search: (0..table.n_rows()).collect(),
+    }];
+    let all: Vec<usize> = (0..table.n_features()).collect();
+    let config = GreedyConfig::default();
+    let mut budget = interrupted();
+    let selection = backward_elimination(
+        &table,
+        &folds,
+        config,
+        &all,
+        Elimination::Pruned,
+        &mut budget,
+    )
+    .unwrap();
+    assert_eq!(selection.stopped, Some(Stop::Interrupted));
+    assert_eq!(selection.features(), &all[..]);
+    assert_eq!(selection.trace.len(), 1);
 }
