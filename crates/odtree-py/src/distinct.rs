@@ -1,31 +1,16 @@
 //! Distinct-tree enumeration and backward elimination of odtree-core for Python.
 
-use crate::greedy::{columns_of, tree_to_dict};
+use crate::greedy::{columns_of, config_of, tree_to_dict};
 use crate::interrupt::run_interruptible;
 use crate::to_py_err;
 use numpy::{PyReadonlyArray1, PyReadonlyArray2};
 use odtree_core::greedy::{
-    backward_elimination as eliminate, Criterion, DistinctTrees, Elimination, Fold, GreedyConfig,
+    backward_elimination as eliminate, DistinctTrees, Elimination, Fold, GreedyConfig,
     GreedyLearner, RemovalOrder, Table,
 };
 use odtree_core::Stop;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-
-/// The learner's settings from the Python arguments.
-fn config_of(
-    criterion: &str,
-    min_cases: usize,
-    max_depth: Option<usize>,
-    min_gain: f64,
-) -> PyResult<GreedyConfig> {
-    Ok(GreedyConfig {
-        criterion: Criterion::from_name(criterion).map_err(to_py_err)?,
-        min_cases,
-        max_depth,
-        min_gain,
-    })
-}
 
 /// Why an enumeration call stopped early, by name: what stopped its budget, else
 /// "interrupted" for a Ctrl-C that came as it ended (so that the iteration ends there).

@@ -9,6 +9,21 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+/// The learner's settings from the Python arguments.
+pub fn config_of(
+    criterion: &str,
+    min_cases: usize,
+    max_depth: Option<usize>,
+    min_gain: f64,
+) -> PyResult<GreedyConfig> {
+    Ok(GreedyConfig {
+        criterion: Criterion::from_name(criterion).map_err(to_py_err)?,
+        min_cases,
+        max_depth,
+        min_gain,
+    })
+}
+
 /// Grows a greedy C4.5-style tree (see `odtree_core::greedy`) and returns it as a dict of
 /// arrays, one entry per node in pre-order.
 ///
@@ -41,12 +56,7 @@ pub fn greedy_tree<'py>(
     min_gain: f64,
     allowed_features: Option<Vec<usize>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let config = GreedyConfig {
-        criterion: Criterion::from_name(criterion).map_err(to_py_err)?,
-        min_cases,
-        max_depth,
-        min_gain,
-    };
+    let config = config_of(criterion, min_cases, max_depth, min_gain)?;
     let labels = labels.as_array().to_vec();
     let columns = columns_of(numeric, categorical, &categorical_columns, labels.len())?;
     let allowed = allowed_features.unwrap_or_else(|| (0..columns.len()).collect());
