@@ -22,8 +22,10 @@ column names. A fit result that is not a finite number is written as ``"inf"``, 
 
 - a regressor with ``quantiles``: ``"trees"`` (one ``Tree.to_dict()`` per quantile) and
   ``"objectives"``;
-- a clusterer: ``"clusters": {"cluster_of": [...], "labels": [...], "centers": [[...], ...]}``,
-  the cluster of each node (-1 at inner nodes), ``labels_`` and ``cluster_centers_``;
+- a clusterer: ``"clusters": {"cluster_of": [...], "labels": [...], "centers": [[...], ...],
+  "dim": 3}``, the cluster of each node (-1 at inner nodes), ``labels_``, ``cluster_centers_``
+  and the length of a center (files without ``dim`` are read as ``n_features_in``; it differs
+  when the clusterer was fitted with ``X_error``);
 - a predictor: ``"leaf_values": [{"node": 1, "value": ...}, ...]``, where a numpy value also
   has ``"dtype"`` and, for an array, ``"shape"``.
 
@@ -153,7 +155,8 @@ def _own_parts(model) -> dict:
     if hasattr(model, "cluster_centers_"):
         parts["clusters"] = {"cluster_of": model._cluster_of.tolist(),
                              "labels": model.labels_.tolist(),
-                             "centers": model.cluster_centers_.tolist()}
+                             "centers": model.cluster_centers_.tolist(),
+                             "dim": int(model.cluster_centers_.shape[1])}
     if hasattr(model, "leaf_values_"):
         parts["leaf_values"] = [_encode_leaf_value(node, value)
                                 for node, value in model.leaf_values_.items()]
@@ -374,8 +377,11 @@ def _decode_clusters(data, tree, n_features_in) -> tuple:
     if (cluster_of.shape != leaves.shape or np.any(cluster_of[~leaves] != -1)
             or not np.array_equal(np.sort(cluster_of[leaves]), np.arange(n_clusters))):
         raise ValueError("cluster_of must number the leaves 0, 1, ... and give -1 elsewhere")
-    if centers.shape != (n_clusters, n_features_in) or not np.isfinite(centers).all():
-        raise ValueError(f"centers must be {n_clusters} rows of {n_features_in} finite numbers")
+    dim = data.get("dim", n_features_in)
+    if not isinstance(dim, numbers.Integral) or isinstance(dim, bool) or dim < 1:
+        raise ValueError("dim must be a positive integer")
+    if centers.shape != (n_clusters, dim) or not np.isfinite(centers).all():
+        raise ValueError(f"centers must be {n_clusters} rows of {dim} finite numbers")
     if labels.ndim != 1 or np.any(labels < -1) or np.any(labels >= n_clusters):
         raise ValueError("labels must be cluster numbers (or -1)")
     return cluster_of, labels, centers

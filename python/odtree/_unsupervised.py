@@ -7,9 +7,10 @@ import time
 from numbers import Integral
 
 import numpy as np
+from scipy import sparse
 from sklearn.base import ClusterMixin, _fit_context
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import _num_samples, check_is_fitted
 
 from ._base import SEARCH_CONSTRAINTS, OptimalTreeBase, rows_per_node
 from ._classes import _plain_labels
@@ -42,8 +43,12 @@ class OptimalTreeClusterer(ClusterMixin, _NoLabels):
 
     The search minimises the sum over leaves of the weighted Euclidean distances of the
     leaf's rows to their centroid (thesis example 3), over trees of depth at most
-    ``max_depth``; the tree's tests describe the clusters. Distances are measured on ``X``
-    itself (numeric columns only), and splits test its binarized features.
+    ``max_depth``; the tree's tests describe the clusters. Splits test the binarized features
+    of ``X``. Distances are measured on ``X`` itself (numeric columns only), or, when ``fit``
+    is given ``X_error``, on those vectors instead (distribution similarity, thesis §8.2.1:
+    the rows are units such as geographic sectors, ``X`` holds the attributes that explain
+    the clusters and ``X_error`` each unit's distribution, e.g. its shares of service
+    statuses). ``predict`` needs only ``X``.
 
     Parameters
     ----------
@@ -64,8 +69,9 @@ wipe_strategy, wipe_factor, thresholds, n_thresholds, anytime, verbose, callback
     ----------
     labels_ : ndarray of int64, shape (n_samples,)
         The cluster of each training row, numbered 0 to k − 1 in the tree's leaf order.
-    cluster_centers_ : ndarray of shape (k, n_features)
-        The weighted centroid of each cluster.
+    cluster_centers_ : ndarray of shape (k, n_features) or (k, n_error_features)
+        The weighted centroid of each cluster, in the space the distances are measured in:
+        ``X``'s, or ``X_error``'s when ``fit`` was given it.
     objective_ : float
         The weighted sum of the distances to the centroids, plus leaf penalties.
     tree_, lower_bound_, optimal_, status_, fit_time_, binarizer_, binary_feature_names_
@@ -77,6 +83,16 @@ wipe_strategy, wipe_factor, thresholds, n_thresholds, anytime, verbose, callback
     >>> X = np.array([[0, 0.0], [0, 0.2], [1, 5.0], [1, 5.2]])
     >>> OptimalTreeClusterer(max_depth=1).fit(X).labels_.tolist()
     [0, 0, 1, 1]
+
+    Splitting on binary attributes, clustering on distributions:
+
+    >>> attributes = np.array([[0, 1], [0, 0], [1, 1], [1, 0]])
+    >>> shares = np.array([[0.9, 0.1], [0.8, 0.2], [0.2, 0.8], [0.1, 0.9]])
+    >>> model = OptimalTreeClusterer(max_depth=1).fit(attributes, X_error=shares)
+    >>> model.predict([[1, 1], [0, 1]]).tolist()
+    [1, 0]
+    >>> model.cluster_centers_.round(2).tolist()
+    [[0.85, 0.15], [0.15, 0.85]]
     """
 
     _parameter_constraints: dict = {
@@ -116,17 +132,23 @@ wipe_strategy, wipe_factor, thresholds, n_thresholds, anytime, verbose, callback
         self.n_thresholds = n_thresholds
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None, sample_weight=None):
+    def fit(self, X, y=None, sample_weight=None, *, X_error=None):
         """Find the optimal clustering tree.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Numeric rows to cluster.
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            The rows to split on; without ``X_error`` also the points to cluster, and then
+            numeric.
         y : None
             Ignored.
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative row weights.
+        X_error : array-like of shape (n_samples, n_error_features) or (n_samples,), \
+default=None
+            The vector of each row whose distance to its leaf's centroid is the cost (finite
+            numbers, one row per row of ``X``; a 1-D array is one number per row). ``None``:
+            the rows of ``X``.
 
         Returns
         -------
@@ -134,11 +156,20 @@ wipe_strategy, wipe_factor, thresholds, n_thresholds, anytime, verbose, callback
             The fitted estimator.
         """
         start = time.perf_counter()
+        if X_error is not None:
+            X_error = _error_vectors(X_error, X)
+        elif y is not None and _is_matrix(y):
+            raise ValueError("y is ignored by OptimalTreeClusterer; give the vectors to "
+                             "cluster as fit(X, X_error=...)")
         leaf_caps = [c for c in (self.n_clusters, self.max_leaf_nodes) if c is not None]
+
+        def points_of(X):
+            return _points(X) if X_error is None else X_error
+
         binary_X, kept, X = self._fit_unlabelled(X, sample_weight, lambda X, kept: {
-            "objective": "centroid", "points": np.ascontiguousarray(_points(X)[kept]),
+            "objective": "centroid", "points": np.ascontiguousarray(points_of(X)[kept]),
             "max_leaf_nodes": min(leaf_caps) if leaf_caps else None})
-        points = _points(X)[kept]
+        points = points_of(X)[kept]
         leaves = np.flatnonzero(self.tree_.is_leaf_mask())
         self._cluster_of = np.full(self.tree_.node_count, -1, dtype=np.int64)
         self._cluster_of[leaves] = np.arange(len(leaves))
@@ -176,6 +207,39 @@ def _points(X) -> np.ndarray:
     except (TypeError, ValueError) as error:
         raise ValueError("OptimalTreeClusterer measures distances between rows, so every "
                          f"column of X must be numeric ({error})") from error
+
+
+def _is_matrix(y) -> bool:
+    """Whether ``y`` reads as a 2-D array (vectors given where ``X_error`` was meant)."""
+    try:
+        return np.asarray(y).ndim == 2
+    except (TypeError, ValueError):  # ragged: not a matrix
+        return False
+
+
+def _error_vectors(X_error, X) -> np.ndarray:
+    """``X_error`` as a 2-D float matrix with one finite row per row of X, or a ValueError
+    that says what is wrong."""
+    if sparse.issparse(X_error):
+        X_error = X_error.toarray()
+    try:
+        vectors = np.asarray(X_error, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"X_error must hold numbers ({error})") from error
+    if vectors.ndim == 1:
+        vectors = vectors[:, np.newaxis]
+    if vectors.ndim != 2 or vectors.shape[1] == 0:
+        raise ValueError("X_error must be a 2-D array of shape (n_samples, n_error_features) "
+                         f"with at least one column, not of shape {vectors.shape}")
+    n_rows = _num_samples(X)
+    if vectors.shape[0] != n_rows:
+        raise ValueError(f"X_error has {vectors.shape[0]} rows but X has {n_rows}: give one "
+                         "vector per row of X")
+    bad = np.flatnonzero(~np.isfinite(vectors).all(axis=1))
+    if len(bad):
+        raise ValueError(f"X_error must be finite: {len(bad)} row(s) hold NaN or infinity "
+                         f"(first: row {bad[0]})")
+    return vectors
 
 
 class OptimalTreePredictor(_NoLabels):
