@@ -11,7 +11,8 @@ use crate::objective::{
     Pinball, QuantileLane, QuantileSet, SquaredError,
 };
 use crate::search::{
-    CacheKind, Cost, Engine, Greedy, Lexicographic, Quantiles, SearchConfig, SearchOutcome,
+    CacheKind, Cost, Engine, Greedy, Lexicographic, Metric, Pareto, Quantiles, SearchConfig,
+    SearchOutcome,
 };
 use crate::stats::Weights;
 use crate::task::Task;
@@ -70,6 +71,9 @@ pub struct Solution {
     /// How the solve went, as (seconds, objective, proven lower bound): each better tree the
     /// search found at the root (its bound 0 until proven), then where it ended.
     pub progress: Vec<[f64; 3]>,
+    /// For a [`Task::Metric`], the root's Pareto front of (false positives, false negatives),
+    /// by increasing false positives; else empty.
+    pub front: Vec<[f64; 2]>,
 }
 
 /// Holds a dataset's bitsets so it can be solved repeatedly with other weights or settings.
@@ -198,6 +202,7 @@ impl Solver {
             Task::Quantiles { targets, quantiles } => {
                 return self.solve_quantiles(config, weights, budget, &targets, &quantiles)
             }
+            Task::Metric(metric) => self.solve_metric(metric, config, weights, budget),
         };
         one.map(|solution| vec![solution])
     }
@@ -278,6 +283,58 @@ impl Solver {
             .collect())
     }
 
+    /// The tree of greatest `metric` (F1-score, balanced accuracy) for two classes, class 1
+    /// positive, through the Pareto fronts of (false positives, false negatives) at every
+    /// subproblem. The solution's objective is the metric's loss, 1 − metric, and its front
+    /// is the root's.
+    pub fn solve_metric(
+        &self,
+        metric: Metric,
+        config: &SearchConfig,
+        weights: Option<&[f64]>,
+        budget: Budget,
+    ) -> Result<Solution> {
+        config.validate()?;
+        let invalid = |what: &str| Err(OdtError::InvalidParameter(what.into()));
+        if self.data.n_classes() != 2 {
+            return invalid("F1-score and balanced accuracy need exactly two classes");
+        }
+        if config.leaf_penalty != 0.0 || config.lexicographic || config.upper_bound.is_finite() {
+            return invalid(
+                "F1-score and balanced accuracy take no leaf penalty (ccp_alpha), \
+                 lexicographic order or upper bound",
+            );
+        }
+        let start = Instant::now();
+        let weights = Weights::new(weights, self.data.n_rows())?;
+        let mut outcome =
+            Pareto::new(&self.data, &weights, config.min_samples_leaf, budget).run(config, metric);
+        outcome.tree.map_features(|f| self.features[f as usize]);
+        let loss = 1.0 - outcome.value;
+        let mut solution = Self::finish(
+            SearchOutcome {
+                lower_bound: if outcome.stopped.is_some() { 0.0 } else { loss },
+                infeasible: false,
+                cache: CacheReport {
+                    entries: outcome.cache_entries,
+                    peak_entries: outcome.cache_entries,
+                    created: outcome.cache_entries,
+                    ..CacheReport::default()
+                },
+                stopped: outcome.stopped,
+                progress: Vec::new(),
+                tree: outcome.tree,
+            },
+            start,
+        );
+        solution.objective = loss;
+        if let Some(last) = solution.progress.last_mut() {
+            last[1] = loss;
+        }
+        solution.front = outcome.front;
+        Ok(solution)
+    }
+
     /// Weighted misclassification, its ties broken by the classes' total weights.
     fn misclassification(&self, weights: &Weights) -> Misclassification {
         let mut class_totals = vec![0.0; self.data.n_classes()];
@@ -348,6 +405,7 @@ impl Solver {
             cache: outcome.cache,
             seconds,
             progress,
+            front: Vec::new(),
         }
     }
 }

@@ -5,6 +5,7 @@
 //! are checked here, once: an unknown name or a missing input is an error that says which.
 
 use crate::error::{OdtError, Result};
+use crate::search::Metric;
 
 /// A built-in objective and its data.
 #[derive(Clone, Debug, PartialEq)]
@@ -31,6 +32,9 @@ pub enum Task {
         /// The quantiles, each in (0, 1).
         quantiles: Vec<f64>,
     },
+    /// A metric of the false positives and negatives of two classes (class 1 positive),
+    /// maximised through Pareto fronts.
+    Metric(Metric),
     /// Distances of the points to their leaf's centroid.
     Centroid {
         /// One point per row, row after row.
@@ -57,7 +61,7 @@ pub struct TaskInputs {
 
 impl Task {
     /// The names [`Task::from_name`] knows.
-    pub const NAMES: [&'static str; 7] = [
+    pub const NAMES: [&'static str; 9] = [
         "misclassification",
         "cost_matrix",
         "squared_error",
@@ -65,6 +69,8 @@ impl Task {
         "quantile",
         "quantiles",
         "centroid",
+        "f1",
+        "balanced_accuracy",
     ];
 
     /// The objective called `name`, with what it needs from `inputs`.
@@ -97,6 +103,8 @@ impl Task {
                 let (points, dim) = inputs.points.clone().ok_or_else(|| missing("points"))?;
                 Task::Centroid { points, dim }
             }
+            "f1" => Task::Metric(Metric::F1),
+            "balanced_accuracy" => Task::Metric(Metric::BalancedAccuracy),
             other => {
                 return Err(OdtError::InvalidParameter(format!(
                     "unknown objective {other:?}: expected one of {}",

@@ -73,6 +73,11 @@ impl Tree {
         depth_of(&self.nodes, 0)
     }
 
+    /// A tree of `nodes` in pre-order, node 0 the root, as a driver built it.
+    pub(crate) fn from_nodes(nodes: Vec<TreeNode>) -> Self {
+        Tree { nodes }
+    }
+
     /// Renames the tested features.
     pub(crate) fn map_features(&mut self, rename: impl Fn(u32) -> u32) {
         for node in &mut self.nodes {

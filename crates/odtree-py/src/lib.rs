@@ -325,6 +325,13 @@ fn solution_to_dict<'py>(py: Python<'py>, solution: &Solution) -> PyResult<Bound
     dict.set_item("seconds", solution.seconds)?;
     let progress: Vec<Vec<f64>> = solution.progress.iter().map(|row| row.to_vec()).collect();
     dict.set_item("progress", PyArray2::from_vec2(py, &progress)?)?;
+    let front: Vec<Vec<f64>> = solution.front.iter().map(|point| point.to_vec()).collect();
+    let front = if front.is_empty() {
+        PyArray2::zeros(py, [0, 2], false)
+    } else {
+        PyArray2::from_vec2(py, &front)?
+    };
+    dict.set_item("pareto_front", front)?;
     Ok(dict)
 }
 

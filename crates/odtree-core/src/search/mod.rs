@@ -21,6 +21,7 @@ mod incumbent;
 mod kernel;
 mod memory;
 mod order;
+mod pareto;
 mod quantiles;
 mod root_bound;
 mod rounds;
@@ -30,6 +31,7 @@ pub use crate::subproblem::{Cost, Lexicographic};
 pub use config::{Branching, CacheKind, ChildOrder, MemoryLimits, SearchConfig};
 pub(crate) use greedy::Greedy;
 pub use order::{gini_gain, information_gain};
+pub use pareto::{Metric, Pareto, ParetoOutcome};
 pub(crate) use quantiles::Quantiles;
 
 use crate::budget::{Budget, Stop};

@@ -1,0 +1,381 @@
+//! The Pareto driver (MurTree §4.8.6): for a binary task, the front of non-dominated
+//! (false positives, false negatives) pairs of all trees within the limits, at every
+//! subproblem. A metric that is not a sum over leaves, such as the F1-score, is optimal at a
+//! point of the root's front, since it never gets worse when either count falls.
+//!
+//! A subproblem is a cover (the rows reaching a node), a depth and a budget of branching
+//! nodes; its front is the two leaves' points and, for each feature, the sums of the
+//! children's fronts under each split of the budget. Fronts are cached by the cover's rows,
+//! so paths that reach the same rows share them (the dataset cache). Each point remembers how
+//! it was made, so the tree of any root point is read back from the cache. When the budget
+//! runs out, the features not yet tried are skipped: every front is then made of real trees,
+//! only perhaps not all the best ones.
+
+use super::config::SearchConfig;
+use crate::budget::{Budget, Stop};
+use crate::cover::Cover;
+use crate::data::{item, Dataset};
+use crate::stats::{ClassWeights, Weights};
+use crate::tree::{Tree, TreeNode};
+use rustc_hash::FxHashMap;
+use std::rc::Rc;
+
+/// The class index of the positive class; class 0 is the negative one.
+const POSITIVE: usize = 1;
+
+/// A metric of the (false positives, false negatives) of a binary classifier, to maximise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Metric {
+    /// `2 TP / (2 TP + FP + FN)`.
+    F1,
+    /// The mean of the true positive and true negative rates.
+    BalancedAccuracy,
+}
+
+impl Metric {
+    /// The metric of a classifier with `fp` false positives and `fn_` false negatives, out of
+    /// `positives` and `negatives` (weights). Balanced accuracy averages the rates of the
+    /// classes present; F1 is 0 without true positives.
+    pub fn value(self, fp: f64, fn_: f64, positives: f64, negatives: f64) -> f64 {
+        match self {
+            Metric::F1 => {
+                let tp = (positives - fn_).max(0.0);
+                if tp == 0.0 {
+                    0.0
+                } else {
+                    2.0 * tp / (2.0 * tp + fp + fn_)
+                }
+            }
+            Metric::BalancedAccuracy => {
+                let rates: Vec<f64> = [(fn_, positives), (fp, negatives)]
+                    .into_iter()
+                    .filter(|&(_, total)| total > 0.0)
+                    .map(|(errors, total)| 1.0 - errors / total)
+                    .collect();
+                rates.iter().sum::<f64>() / rates.len().max(1) as f64
+            }
+        }
+    }
+}
+
+/// How a point of a front was made.
+#[derive(Clone, Copy, Debug)]
+enum How {
+    /// A leaf predicting the positive class, or the negative one.
+    Leaf { positive: bool },
+    /// A split on `feature`: the left child (feature 0) has `left_nodes` of the budget, and
+    /// the points are those of the children's fronts at the given indices.
+    Split {
+        feature: u32,
+        left_nodes: u32,
+        left: u32,
+        right: u32,
+    },
+}
+
+/// One non-dominated (false positives, false negatives) pair and how it is reached.
+#[derive(Clone, Copy, Debug)]
+struct Point {
+    fp: f64,
+    fn_: f64,
+    how: How,
+}
+
+/// The front of a subproblem, by increasing false positives (and so decreasing false
+/// negatives).
+type Front = Rc<Vec<Point>>;
+
+/// A cover's rows, its remaining depth and its node budget.
+type Key = (Vec<(u32, u64)>, u32, u32);
+
+/// The outcome of a Pareto search.
+#[derive(Clone, Debug)]
+pub struct ParetoOutcome {
+    /// The tree of the best root point for the metric.
+    pub tree: Tree,
+    /// The root's front, as (false positives, false negatives), by increasing false positives.
+    pub front: Vec<[f64; 2]>,
+    /// The metric's value of the tree.
+    pub value: f64,
+    /// Why the search stopped early, if it did.
+    pub stopped: Option<Stop>,
+    /// Fronts cached.
+    pub cache_entries: usize,
+}
+
+/// A Pareto search over one binary dataset.
+pub struct Pareto<'a> {
+    data: &'a Dataset,
+    counter: ClassWeights<'a>,
+    min_leaf: u32,
+    cover: Cover,
+    cache: FxHashMap<Key, Front>,
+    budget: Budget,
+    /// Relative tolerance under which two counts are the same (sums in other orders).
+    tolerance: f64,
+}
+
+impl<'a> Pareto<'a> {
+    /// A search over `data` (two classes, class 1 positive) with `weights`.
+    pub fn new(data: &'a Dataset, weights: &'a Weights, min_leaf: u32, budget: Budget) -> Self {
+        let counter = ClassWeights::new(data, weights);
+        let cover = Cover::new(weights.support());
+        let mut totals = [0.0; 2];
+        counter.count(&cover, None, &mut totals);
+        Self {
+            data,
+            counter,
+            min_leaf: min_leaf.max(1),
+            cover,
+            cache: FxHashMap::default(),
+            budget,
+            tolerance: 1e-12 * (totals[0] + totals[1]).max(1.0),
+        }
+    }
+
+    /// Finds the root's front under `config`'s depth and node limits and the tree of its best
+    /// point for `metric` (ties: fewer errors, then fewer false positives).
+    pub fn run(mut self, config: &SearchConfig, metric: Metric) -> ParetoOutcome {
+        let depth = config.max_depth;
+        let nodes = config.max_nodes.unwrap_or(u32::MAX).min(full_nodes(depth));
+        let front = self.front(depth, nodes);
+        let mut totals = [0.0; 2];
+        self.counter.count(&self.cover, None, &mut totals);
+        let (negatives, positives) = (totals[0], totals[POSITIVE]);
+        let score = |p: &Point| metric.value(p.fp, p.fn_, positives, negatives);
+        let best = (0..front.len())
+            .max_by(|&a, &b| {
+                let (pa, pb) = (&front[a], &front[b]);
+                score(pa)
+                    .total_cmp(&score(pb))
+                    .then((pb.fp + pb.fn_).total_cmp(&(pa.fp + pa.fn_)))
+                    .then(pb.fp.total_cmp(&pa.fp))
+            })
+            .expect("a front holds at least one leaf");
+        let value = score(&front[best]);
+        let mut nodes_out = Vec::new();
+        self.extract(depth, nodes, best, &mut nodes_out);
+        ParetoOutcome {
+            tree: Tree::from_nodes(nodes_out),
+            front: front.iter().map(|p| [p.fp, p.fn_]).collect(),
+            value,
+            stopped: self.budget.stopped(),
+            cache_entries: self.cache.len(),
+        }
+    }
+
+    /// The class weights of the cover, restricted to `mask` if given, and its row count.
+    fn count(&self, mask: Option<&[u64]>) -> ([f64; 2], u32) {
+        let mut totals = [0.0; 2];
+        let rows = self.counter.count(&self.cover, mask, &mut totals);
+        (totals, rows)
+    }
+
+    /// The front of the current cover with `depth` levels and `nodes` branching nodes left.
+    fn front(&mut self, depth: u32, nodes: u32) -> Front {
+        let nodes = nodes.min(full_nodes(depth));
+        let (totals, rows) = self.count(None);
+        let leaves = leaf_front(totals);
+        if nodes == 0 || leaves.len() == 1 {
+            return Rc::new(leaves);
+        }
+        let key: Key = (self.cover.pairs().collect(), depth, nodes);
+        if let Some(front) = self.cache.get(&key) {
+            return front.clone();
+        }
+        let mut points = leaves;
+        let child_cap = full_nodes(depth - 1);
+        let shared = nodes - 1;
+        let (low, high) = (shared.saturating_sub(child_cap), shared.min(child_cap));
+        for feature in 0..self.data.n_features() as u32 {
+            if self.budget.check().is_some() {
+                break;
+            }
+            let right_mask = self.data.item_mask(item(feature, true));
+            let right_rows = self.cover.count_within(right_mask);
+            if right_rows < self.min_leaf || rows - right_rows < self.min_leaf {
+                continue;
+            }
+            for left_nodes in low..=high {
+                let left = self.child_front(feature, false, depth - 1, left_nodes);
+                let right = self.child_front(feature, true, depth - 1, shared - left_nodes);
+                for (i, a) in left.iter().enumerate() {
+                    for (j, b) in right.iter().enumerate() {
+                        points.push(Point {
+                            fp: a.fp + b.fp,
+                            fn_: a.fn_ + b.fn_,
+                            how: How::Split {
+                                feature,
+                                left_nodes,
+                                left: i as u32,
+                                right: j as u32,
+                            },
+                        });
+                    }
+                }
+            }
+            points = non_dominated(points, self.tolerance);
+        }
+        let front = Rc::new(non_dominated(points, self.tolerance));
+        self.cache.insert(key, front.clone());
+        front
+    }
+
+    /// The front of the child of the current cover where `feature` is `value`.
+    fn child_front(&mut self, feature: u32, value: bool, depth: u32, nodes: u32) -> Front {
+        let mask = self.data.item_mask(item(feature, value));
+        if nodes == 0 || depth == 0 {
+            let (totals, _) = self.count(Some(mask));
+            return Rc::new(leaf_front(totals));
+        }
+        self.cover.intersect(mask);
+        let front = self.front(depth, nodes);
+        self.cover.backtrack();
+        front
+    }
+
+    /// Appends, in pre-order, the nodes of the tree of point `at` of the current cover's front.
+    fn extract(&mut self, depth: u32, nodes: u32, at: usize, out: &mut Vec<TreeNode>) {
+        let nodes = nodes.min(full_nodes(depth));
+        let point = self.front(depth, nodes)[at];
+        let (totals, rows) = self.count(None);
+        let majority = u32::from(totals[POSITIVE] > totals[0]);
+        let label = match point.how {
+            How::Leaf { positive } => u32::from(positive),
+            How::Split { .. } => majority,
+        };
+        let index = out.len();
+        out.push(TreeNode {
+            feature: None,
+            left: 0,
+            right: 0,
+            stats: totals.to_vec(),
+            rows,
+            weight: totals[0] + totals[1],
+            label,
+            value: f64::from(label),
+            leaf_cost: if label == 1 {
+                totals[0]
+            } else {
+                totals[POSITIVE]
+            },
+        });
+        if let How::Split {
+            feature,
+            left_nodes,
+            left,
+            right,
+        } = point.how
+        {
+            out[index].feature = Some(feature);
+            for (value, child_nodes, child_at) in [
+                (false, left_nodes, left),
+                (true, nodes - 1 - left_nodes, right),
+            ] {
+                let child = out.len() as u32;
+                if value {
+                    out[index].right = child;
+                } else {
+                    out[index].left = child;
+                }
+                self.cover
+                    .intersect(self.data.item_mask(item(feature, value)));
+                self.extract(depth - 1, child_nodes, child_at as usize, out);
+                self.cover.backtrack();
+            }
+        }
+    }
+}
+
+/// Most branching nodes a tree of `depth` levels has.
+fn full_nodes(depth: u32) -> u32 {
+    if depth >= 31 {
+        u32::MAX
+    } else {
+        (1u32 << depth) - 1
+    }
+}
+
+/// The points of the two leaves of a node with class weights `totals`: predicting positive
+/// errs on the negatives, predicting negative on the positives. One point when pure.
+fn leaf_front(totals: [f64; 2]) -> Vec<Point> {
+    let positive = Point {
+        fp: totals[0],
+        fn_: 0.0,
+        how: How::Leaf { positive: true },
+    };
+    let negative = Point {
+        fp: 0.0,
+        fn_: totals[POSITIVE],
+        how: How::Leaf { positive: false },
+    };
+    match (totals[0] == 0.0, totals[POSITIVE] == 0.0) {
+        (true, _) => vec![positive],
+        (false, true) => vec![negative],
+        _ => vec![negative, positive],
+    }
+}
+
+/// The points no other point dominates (at most as many of both errors, within `tolerance`),
+/// by increasing false positives; of equal points, the first given.
+fn non_dominated(mut points: Vec<Point>, tolerance: f64) -> Vec<Point> {
+    // stable: among equal pairs the earliest (a leaf before a split) stays
+    points.sort_by(|a, b| a.fp.total_cmp(&b.fp).then(a.fn_.total_cmp(&b.fn_)));
+    let mut kept: Vec<Point> = Vec::new();
+    for point in points {
+        // a point as good in false positives but better in false negatives replaces the last
+        while kept
+            .last()
+            .is_some_and(|last| point.fp <= last.fp + tolerance && point.fn_ < last.fn_ - tolerance)
+        {
+            kept.pop();
+        }
+        match kept.last() {
+            Some(last) if point.fn_ >= last.fn_ - tolerance => {}
+            _ => kept.push(point),
+        }
+    }
+    kept
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(fp: f64, fn_: f64) -> Point {
+        Point {
+            fp,
+            fn_,
+            how: How::Leaf { positive: true },
+        }
+    }
+
+    #[test]
+    fn non_dominated_keeps_the_staircase() {
+        let points = vec![
+            point(3.0, 1.0),
+            point(0.0, 5.0),
+            point(1.0, 5.0),
+            point(2.0, 2.0),
+            point(3.0, 2.0),
+            point(4.0, 0.0),
+        ];
+        let kept: Vec<[f64; 2]> = non_dominated(points, 1e-12)
+            .iter()
+            .map(|p| [p.fp, p.fn_])
+            .collect();
+        assert_eq!(kept, vec![[0.0, 5.0], [2.0, 2.0], [3.0, 1.0], [4.0, 0.0]]);
+    }
+
+    #[test]
+    fn metrics_of_a_perfect_and_an_empty_classifier() {
+        assert_eq!(Metric::F1.value(0.0, 0.0, 4.0, 6.0), 1.0);
+        assert_eq!(
+            Metric::F1.value(6.0, 0.0, 4.0, 6.0),
+            2.0 * 4.0 / (8.0 + 6.0)
+        );
+        assert_eq!(Metric::F1.value(0.0, 4.0, 4.0, 6.0), 0.0);
+        assert_eq!(Metric::BalancedAccuracy.value(0.0, 4.0, 4.0, 6.0), 0.5);
+        assert_eq!(Metric::BalancedAccuracy.value(3.0, 2.0, 4.0, 6.0), 0.5);
+    }
+}
