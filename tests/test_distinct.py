@@ -243,7 +243,9 @@ def test_ctrl_c_stops_the_search_and_keeps_what_was_found(case):
     outcome = json.loads(out.strip().splitlines()[-1])
     assert outcome["stopped"] == "interrupted"
     assert outcome["found"] >= 1 and outcome["found"] == outcome["n_found"]
-    assert waited < 2, f"Ctrl-C took {waited:.2f} s to act"
+    # the search stops within a poll; the selector then grows its final tree, and the child
+    # prints and exits: on a loaded machine that takes seconds, far less than the search
+    assert waited < 10, f"Ctrl-C took {waited:.2f} s to act"
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="needs POSIX signals")
