@@ -18,6 +18,7 @@ from ._serialize import from_json, to_json
 from ._sklearn_import import from_sklearn
 from ._solver import Solution, Solver
 from ._tree import Tree
+from ._tuning import OptimalTreeCV
 from ._unsupervised import OptimalTreeClusterer, OptimalTreePredictor
 from .exceptions import InfeasibleWarning, NotOptimalWarning
 
@@ -37,6 +38,7 @@ __all__ = [
     "LPBoostClassifier",
     "MDBoostClassifier",
     "NotOptimalWarning",
+    "OptimalTreeCV",
     "OptimalTreeClassifier",
     "OptimalTreeClusterer",
     "OptimalTreePredictor",

@@ -298,6 +298,47 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
             return {"objective": "error_function", "function": on_input_rows, "labelled": True}
         return {"objective": "misclassification"}
 
+    def cost_complexity_pruning_path(self, X, y, sample_weight=None):
+        """The exact cost-complexity path of optimal trees of these settings.
+
+        For each ``k`` up to ``2**max_depth`` leaves (or ``max_leaf_nodes``), the least error
+        rate ``e(k)`` of a tree of at most ``k`` leaves is found on one kept solver, until it
+        reaches the least error of any tree; the path is the lower convex hull of the points
+        ``(k, e(k))``. For every ``ccp_alpha`` strictly between ``ccp_alphas[i]`` and
+        ``ccp_alphas[i + 1]``, this estimator with that ``ccp_alpha`` fits a tree of error rate
+        ``impurities[i]`` and ``n_leaves[i]`` leaves (``ccp_alpha`` is a cost per leaf as a
+        share of the total weight, as in scikit-learn). The estimator's own ``ccp_alpha`` and
+        ``upper_bound`` are ignored; it is not fitted.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or pandas DataFrame of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,)
+            Class labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Row weights.
+
+        Returns
+        -------
+        path : sklearn.utils.Bunch
+            ``ccp_alphas`` (increasing, from 0), ``impurities`` (the optimal error rate
+            for alphas from each breakpoint to the next; the objective's cost divided by the
+            total weight) and ``n_leaves``.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> X, y = load_iris(return_X_y=True)
+        >>> path = OptimalTreeClassifier(max_depth=2).cost_complexity_pruning_path(X, y)
+        >>> path.n_leaves.tolist(), path.impurities.round(3).tolist()
+        ([4, 3, 2, 1], [0.053, 0.08, 0.333, 0.667])
+        """
+        from ._pruning_path import cost_complexity_path
+
+        return cost_complexity_path(self, X, y, sample_weight)
+
+
 
 def _check_no_missing_labels(y) -> None:
     """Raise a ValueError naming the problem when labels hold None, NaN or pandas' NA."""
