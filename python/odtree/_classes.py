@@ -7,6 +7,7 @@ from numbers import Number
 
 import numpy as np
 from sklearn.base import ClassifierMixin, _fit_context
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 
 from ._base import SEARCH_CONSTRAINTS, LeafClassifier, OptimalTreeBase
@@ -93,6 +94,17 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
         How numeric columns become binary features (see :class:`Binarizer`).
     n_thresholds : int, default=10
         Thresholds per numeric column for ``thresholds="quantile"``.
+    criterion : {"misclassification", "f1", "balanced_accuracy"}, default="misclassification"
+        What the tree optimises. ``"f1"`` and ``"balanced_accuracy"`` (two classes only, the
+        positive class being ``classes_[1]``) maximise the training F1-score or balanced
+        accuracy, exactly: these are not sums over leaves, so the search keeps at every
+        subproblem the Pareto front of (false positives, false negatives) of its trees and
+        picks the best point of the root's front (MurTree §4.8.6). Slower than
+        misclassification; the depth and leaf limits and ``time_limit`` apply, the
+        ``search`` switches do not. They need an integer ``max_depth`` and take no
+        ``ccp_alpha``, ``upper_bound``, ``lexicographic``, cost matrix or callback.
+        (Balanced accuracy is also misclassification with each class weighted by the inverse
+        of its weight, which finds the same optimum faster.)
     cost_matrix : array-like of shape (n_classes, n_classes) or None, default=None
         ``cost_matrix[i][j]`` is the cost of predicting class j for a row of class i, in the
         order of ``classes_`` (scikit-learn's confusion-matrix orientation). Each leaf then
@@ -144,9 +156,15 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
         Readable names of the binary features, such as ``"age <= 37.5"``.
     objective_ : float
         The training objective of the tree: the weighted count of misclassified rows, plus
-        ``ccp_alpha * total_weight`` per leaf.
+        ``ccp_alpha * total_weight`` per leaf. With ``criterion="f1"`` or
+        ``"balanced_accuracy"``, the metric's training value (higher is better).
     lower_bound_ : float
-        A proven lower bound on the optimal objective (equal to ``objective_`` when optimal).
+        A proven lower bound on the optimal objective (equal to ``objective_`` when optimal);
+        for ``"f1"`` and ``"balanced_accuracy"``, on the loss ``1 - objective_``.
+    pareto_front_ : ndarray of shape (n_points, 2)
+        With ``criterion="f1"`` or ``"balanced_accuracy"`` only: the non-dominated (false
+        positives, false negatives) pairs, in training weight, of all trees within the
+        limits, by increasing false positives. Each is the best tree for some trade-off.
     anytime_log_ : ndarray of shape (n_events, 3)
         How the search went, as (seconds, objective, proven lower bound): the first tree
         (the incumbent), each better tree found at the root, and where it ended. Bounds along
@@ -187,6 +205,7 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
 
     _parameter_constraints: dict = {
         **SEARCH_CONSTRAINTS,
+        "criterion": [StrOptions({"misclassification", "f1", "balanced_accuracy"})],
         "cost_matrix": ["array-like", None],
         "fast_error_function": [callable, None],
         "error_function": [callable, None],
@@ -198,8 +217,8 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
                  branching=None, depth2_solver=None, incremental_counting=None,
                  similarity_bound=None, child_order=None, memory_limit=None,
                  max_cache_entries=None, wipe_strategy="reuses", wipe_factor=0.1,
-                 thresholds="quantile", n_thresholds=10, cost_matrix=None,
-                 fast_error_function=None, error_function=None,
+                 thresholds="quantile", n_thresholds=10, criterion="misclassification",
+                 cost_matrix=None, fast_error_function=None, error_function=None,
                  anytime=None, verbose=0, callback=None):
         self.max_depth = max_depth
         self.anytime = anytime
@@ -224,6 +243,7 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
         self.wipe_factor = wipe_factor
         self.thresholds = thresholds
         self.n_thresholds = n_thresholds
+        self.criterion = criterion
         self.cost_matrix = cost_matrix
         self.fast_error_function = fast_error_function
         self.error_function = error_function
@@ -266,6 +286,9 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
         binary_X = self._binarize_training(X, y, weight)
         solution = self._fit_tree(binary_X, y_encoded[weight > 0].astype(np.uint32),
                                   len(self.classes_), weight, **objective)
+        if self.criterion != "misclassification":
+            self.objective_ = 1.0 - solution.objective  # the metric, from its loss
+            self.pareto_front_ = solution.pareto_front
         total = self.tree_.value[0, 0, :]
         self.class_ranking_ = np.lexsort((np.arange(len(total)), -total))
         self.node_classes_ = solution.node_labels
@@ -276,6 +299,17 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
         """The objective arguments of the search, checked."""
         given = [name for name in ("cost_matrix", "fast_error_function", "error_function")
                  if getattr(self, name) is not None]
+        if self.criterion != "misclassification":
+            if given:
+                raise ValueError(f"criterion={self.criterion!r} takes no {given[0]}")
+            if n_classes != 2:
+                raise ValueError(f"criterion={self.criterion!r} needs exactly two classes, "
+                                 f"got {n_classes}")
+            if self.max_depth is None:
+                raise ValueError(f"criterion={self.criterion!r} needs an integer max_depth")
+            if self.ccp_alpha != 0:
+                raise ValueError(f"criterion={self.criterion!r} takes no ccp_alpha")
+            return {"objective": self.criterion}
         if len(given) > 1:
             raise ValueError(f"give at most one of cost_matrix, fast_error_function and "
                              f"error_function, not {' and '.join(given)}")
@@ -337,7 +371,6 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
         from ._pruning_path import cost_complexity_path
 
         return cost_complexity_path(self, X, y, sample_weight)
-
 
 
 def _check_no_missing_labels(y) -> None:

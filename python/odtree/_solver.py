@@ -43,6 +43,9 @@ class Solution:
         What the cache held and did (``cache_entries``, ``cache_peak_bytes``, ``n_wipes``, ...).
     seconds : float
         Wall time of the search.
+    pareto_front : ndarray of shape (n_points, 2)
+        For ``"f1"`` and ``"balanced_accuracy"``, the root's Pareto front of (false
+        positives, false negatives); else empty.
     progress : ndarray of shape (n_events, 3)
         How the search went: each better tree it found at the root, then where it ended, as
         (seconds since the start, objective, proven lower bound). The bound of a tree found
@@ -58,6 +61,7 @@ class Solution:
     cache: dict = field(default_factory=dict)
     seconds: float = 0.0
     progress: np.ndarray = field(default_factory=lambda: np.empty((0, 3)))
+    pareto_front: np.ndarray = field(default_factory=lambda: np.empty((0, 2)))
 
     @property
     def optimal(self) -> bool:
@@ -86,7 +90,9 @@ class Solution:
                    objective=float(result["objective"]),
                    lower_bound=float(result["lower_bound"]), status=str(result["status"]),
                    cache=cache, seconds=float(result["seconds"]),
-                   progress=np.asarray(result["progress"], dtype=np.float64).reshape(-1, 3))
+                   progress=np.asarray(result["progress"], dtype=np.float64).reshape(-1, 3),
+                   pareto_front=np.asarray(result["pareto_front"],
+                                           dtype=np.float64).reshape(-1, 2))
 
 
 #: The objective inputs that are arrays of numbers (lists are accepted too).
@@ -180,8 +186,10 @@ anytime
             As in :class:`OptimalTreeClassifier`.
         objective : str, default="misclassification"
             ``"misclassification"``, ``"cost_matrix"``, ``"squared_error"``,
-            ``"absolute_error"``, ``"quantile"``, ``"quantiles"``, ``"centroid"``,
-            ``"fast_error_function"`` or ``"error_function"``.
+            ``"absolute_error"``, ``"quantile"``, ``"quantiles"``, ``"centroid"``, ``"f1"``,
+            ``"balanced_accuracy"``, ``"fast_error_function"`` or ``"error_function"``. For
+            ``"f1"`` and ``"balanced_accuracy"`` the solution's objective is the loss,
+            1 − metric.
         verbose, callback
             As in :class:`OptimalTreeClassifier`: print the progress, and hand each
             :class:`Progress` event to ``callback``, which stops the search by returning true.
