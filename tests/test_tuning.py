@@ -207,3 +207,28 @@ def test_same_as_grid_search_with_a_criterion_that_is_no_sum():
     _assert_same_as_grid_search(search, X, y, leaves=[2, 3, None])
     with pytest.raises(ValueError, match="criterion='misclassification'"):
         template.cost_complexity_pruning_path(X, y)
+
+
+@pytest.mark.parametrize("scoring", [None, "balanced_accuracy"])
+def test_same_as_grid_search_on_a_dataframe_with_weights(scoring):
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    n = 120
+    X = pd.DataFrame({"age": rng.normal(40, 10, n),
+                      "colour": pd.Categorical(rng.choice(["red", "green", "blue"], n)),
+                      "flag": rng.integers(0, 2, n)})
+    y = np.where((X.age > 40) ^ (X.colour == "red"), "yes", "no")
+    y[rng.random(n) < 0.1] = "maybe"
+    weight = rng.uniform(0.5, 2.0, n)
+    grid = {"max_depth": [1, 2, 3], "max_leaf_nodes": [2, 3, 5, None]}
+    search = OptimalTreeCV(depths=grid["max_depth"], max_leaf_nodes=grid["max_leaf_nodes"],
+                           scoring=scoring)
+    search.fit(X, y, sample_weight=weight)
+    reference = GridSearchCV(OptimalTreeClassifier(), grid, scoring=scoring)
+    reference.fit(X, y, sample_weight=weight)
+    for name in ("split0_test_score", "split4_test_score", "mean_test_score",
+                 "rank_test_score"):
+        np.testing.assert_array_equal(search.cv_results_[name], reference.cv_results_[name])
+    assert search.best_params_ == reference.best_params_
+    assert search.feature_names_in_.tolist() == ["age", "colour", "flag"]
+    np.testing.assert_array_equal(search.predict(X), reference.predict(X))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 import warnings
+from inspect import signature
 from numbers import Integral, Real
 
 import numpy as np
@@ -17,6 +18,7 @@ from scipy.stats import rankdata
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import ParameterGrid, check_cv
+from sklearn.model_selection._search import BaseSearchCV
 from sklearn.utils import _safe_indexing
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
@@ -85,12 +87,18 @@ class _FoldRefitter:
         return estimator
 
 
-def _score_fold(template, X, y, sample_weight, train, test, candidates, scorer, tolerance):
+def _score_fold(template, X, y, sample_weight, train, test, candidates, scorer, tolerance,
+                weighted_scores):
     """Scores every candidate (a dict of ``max_depth`` and maybe ``max_leaf_nodes``) on one
-    split: a list of (test score, seconds of its fit) in the order of ``candidates``."""
+    split: a list of (test score, seconds of its fit) in the order of ``candidates``. The
+    test rows' weights go to the scorer when ``weighted_scores``."""
     X_train, y_train = _safe_indexing(X, train), _safe_indexing(y, train)
     X_test, y_test = _safe_indexing(X, test), np.asarray(_safe_indexing(y, test))
     weight = None if sample_weight is None else _safe_indexing(sample_weight, train)
+    test_weight = None
+    if sample_weight is not None and weighted_scores:
+        test_weight = np.asarray(_safe_indexing(sample_weight, test), dtype=np.float64)
+    score_params = {} if test_weight is None else {"sample_weight": test_weight}
     # each depth's budgets in increasing order, so that the optimum of the last budget bounds
     # the next one from above (more leaves never cost more)
     order = sorted(range(len(candidates)),
@@ -124,13 +132,30 @@ def _score_fold(template, X, y, sample_weight, train, test, candidates, scorer, 
                 predicted = estimator.classes_[estimator.node_classes_[
                     estimator.tree_.apply(test_binary)]]
                 # accuracy_score's arithmetic, without its checks of the targets
-                score = float(np.mean(np.asarray(y_test == predicted, dtype=np.float64)))
+                correct = np.asarray(y_test == predicted, dtype=np.float64)
+                if test_weight is None:
+                    score = float(np.mean(correct))
+                else:
+                    score = float(np.sum(correct * test_weight) / np.sum(test_weight))
             else:
-                score = float(scorer(estimator, X_test, y_test))
+                score = float(scorer(estimator, X_test, y_test, **score_params))
             by_limits[limits] = (score, seconds)
             previous = (depth, estimator.objective_)
         results[index] = by_limits[limits]
     return results
+
+
+def _scorer_takes_weight(scorer) -> bool:
+    """Whether ``GridSearchCV`` would pass the test rows' sample weights to ``scorer``
+    (``None``: the estimator's accuracy, which takes them): only the scikit-learn versions
+    that check scorers for it do."""
+    if not hasattr(BaseSearchCV, "_check_scorers_accept_sample_weight"):
+        return False
+    if scorer is None:
+        return True
+    if hasattr(scorer, "_accept_sample_weight"):
+        return bool(scorer._accept_sample_weight())
+    return "sample_weight" in signature(scorer).parameters
 
 
 def _budget_order(leaves):
@@ -275,8 +300,9 @@ class OptimalTreeCV(ClassifierMixin, BaseEstimator):
         y : array-like of shape (n_samples,)
             Class labels.
         sample_weight : array-like of shape (n_samples,), default=None
-            Row weights for the fits (the scores are not weighted, as in ``GridSearchCV``
-            without metadata routing).
+            Row weights of the fits, and of the test scores when the scorer takes them:
+            as ``GridSearchCV`` without metadata routing passes them in the installed
+            scikit-learn (recent versions weight the scores, older ones do not).
 
         Returns
         -------
@@ -307,9 +333,10 @@ class OptimalTreeCV(ClassifierMixin, BaseEstimator):
             template, scoring=self.scoring)
         tolerance = 1e-7 * (len(y) if sample_weight is None
                             else float(np.sum(np.asarray(sample_weight, dtype=np.float64))))
+        weighted_scores = sample_weight is not None and _scorer_takes_weight(scorer)
         folds = Parallel(n_jobs=self.n_jobs)(
             delayed(_score_fold)(template, X, y, sample_weight, train, test, candidates,
-                                 scorer, tolerance)
+                                 scorer, tolerance, weighted_scores)
             for train, test in splits)
         scores = np.array([[score for score, _ in fold] for fold in folds]).T
         seconds = np.array([[s for _, s in fold] for fold in folds]).T
@@ -390,7 +417,7 @@ class OptimalTreeCV(ClassifierMixin, BaseEstimator):
         y : array-like of shape (n_samples,)
             Their labels.
         sample_weight : array-like of shape (n_samples,), default=None
-            Row weights of the accuracy (only with ``scoring=None``).
+            Row weights of the score.
 
         Returns
         -------
@@ -406,7 +433,9 @@ class OptimalTreeCV(ClassifierMixin, BaseEstimator):
         estimator = self._fitted_estimator()
         if self.scoring is None:
             return estimator.score(X, y, sample_weight=sample_weight)
-        return float(check_scoring(estimator, scoring=self.scoring)(estimator, X, y))
+        score_params = {} if sample_weight is None else {"sample_weight": sample_weight}
+        return float(check_scoring(estimator, scoring=self.scoring)(estimator, X, y,
+                                                                    **score_params))
 
     def plot_cv_curve(self, ax=None):
         """Draw the mean test score (with one standard deviation) against the leaf budget,
