@@ -307,8 +307,8 @@ impl Solver {
         }
         let start = Instant::now();
         let weights = Weights::new(weights, self.data.n_rows())?;
-        let mut outcome =
-            Pareto::new(&self.data, &weights, config.min_samples_leaf, budget).run(config, metric);
+        let objective = self.misclassification(&weights);
+        let mut outcome = Pareto::new(&self.data, &weights, &objective, config, budget).run(metric);
         outcome.tree.map_features(|f| self.features[f as usize]);
         let loss = 1.0 - outcome.value;
         let mut solution = Self::finish(

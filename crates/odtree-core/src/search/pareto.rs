@@ -4,18 +4,21 @@
 //! point of the root's front, since it never gets worse when either count falls.
 //!
 //! A subproblem is a cover (the rows reaching a node), a depth and a budget of branching
-//! nodes; its front is the two leaves' points and, for each feature, the sums of the
-//! children's fronts under each split of the budget. Fronts are cached by the cover's rows,
-//! so paths that reach the same rows share them (the dataset cache). Each point remembers how
+//! nodes; its front is the two leaves' points and, for each valid split, the sums of the
+//! children's fronts under each share of the budget. The driver walks with the kernel's
+//! cursor and evaluates nodes with its scan (the class weights of every split's children,
+//! `min_samples_leaf`); fronts are kept in a store of their own, by the cover's rows, so
+//! paths that reach the same rows share them (the dataset cache). Each point remembers how
 //! it was made, so the tree of any root point is read back from the cache. When the budget
 //! runs out, the features not yet tried are skipped: every front is then made of real trees,
 //! only perhaps not all the best ones.
 
-use super::config::SearchConfig;
+use super::{Kernel, SearchConfig};
 use crate::budget::{Budget, Stop};
-use crate::cover::Cover;
+use crate::cache::TrieIndex;
 use crate::data::{item, Dataset};
-use crate::stats::{ClassWeights, Weights};
+use crate::objective::Misclassification;
+use crate::stats::Weights;
 use crate::tree::{Tree, TreeNode};
 use rustc_hash::FxHashMap;
 use std::rc::Rc;
@@ -105,42 +108,39 @@ pub struct ParetoOutcome {
 
 /// A Pareto search over one binary dataset.
 pub struct Pareto<'a> {
-    data: &'a Dataset,
-    counter: ClassWeights<'a>,
-    min_leaf: u32,
-    cover: Cover,
-    cache: FxHashMap<Key, Front>,
-    budget: Budget,
+    kernel: Kernel<'a, TrieIndex, Misclassification, f64>,
+    fronts: FxHashMap<Key, Front>,
     /// Relative tolerance under which two counts are the same (sums in other orders).
     tolerance: f64,
 }
 
 impl<'a> Pareto<'a> {
-    /// A search over `data` (two classes, class 1 positive) with `weights`.
-    pub fn new(data: &'a Dataset, weights: &'a Weights, min_leaf: u32, budget: Budget) -> Self {
-        let counter = ClassWeights::new(data, weights);
-        let cover = Cover::new(weights.support());
-        let mut totals = [0.0; 2];
-        counter.count(&cover, None, &mut totals);
+    /// A search over `data` (two classes, class 1 positive) with `weights`, whose class
+    /// weights `objective` holds, within `config`'s limits and `budget`.
+    pub fn new(
+        data: &'a Dataset,
+        weights: &'a Weights,
+        objective: &'a Misclassification,
+        config: &'a SearchConfig,
+        budget: Budget,
+    ) -> Self {
+        let kernel = Kernel::new(data, weights, objective, config, budget);
+        let (totals, _) = count(&kernel);
         Self {
-            data,
-            counter,
-            min_leaf: min_leaf.max(1),
-            cover,
-            cache: FxHashMap::default(),
-            budget,
+            kernel,
+            fronts: FxHashMap::default(),
             tolerance: 1e-12 * (totals[0] + totals[1]).max(1.0),
         }
     }
 
-    /// Finds the root's front under `config`'s depth and node limits and the tree of its best
-    /// point for `metric` (ties: fewer errors, then fewer false positives).
-    pub fn run(mut self, config: &SearchConfig, metric: Metric) -> ParetoOutcome {
-        let depth = config.max_depth;
+    /// Finds the root's front under the depth and node limits and the tree of its best point
+    /// for `metric` (ties: fewer errors, then fewer false positives).
+    pub fn run(mut self, metric: Metric) -> ParetoOutcome {
+        let config = self.kernel.config;
+        let depth = config.max_depth.min(self.kernel.data.n_features() as u32);
         let nodes = config.max_nodes.unwrap_or(u32::MAX).min(full_nodes(depth));
         let front = self.front(depth, nodes);
-        let mut totals = [0.0; 2];
-        self.counter.count(&self.cover, None, &mut totals);
+        let (totals, _) = count(&self.kernel);
         let (negatives, positives) = (totals[0], totals[POSITIVE]);
         let score = |p: &Point| metric.value(p.fp, p.fn_, positives, negatives);
         let best = (0..front.len())
@@ -159,46 +159,43 @@ impl<'a> Pareto<'a> {
             tree: Tree::from_nodes(nodes_out),
             front: front.iter().map(|p| [p.fp, p.fn_]).collect(),
             value,
-            stopped: self.budget.stopped(),
-            cache_entries: self.cache.len(),
+            stopped: self.kernel.budget.stopped(),
+            cache_entries: self.fronts.len(),
         }
     }
 
-    /// The class weights of the cover, restricted to `mask` if given, and its row count.
-    fn count(&self, mask: Option<&[u64]>) -> ([f64; 2], u32) {
-        let mut totals = [0.0; 2];
-        let rows = self.counter.count(&self.cover, mask, &mut totals);
-        (totals, rows)
-    }
-
-    /// The front of the current cover with `depth` levels and `nodes` branching nodes left.
+    /// The front of the kernel's current node with `depth` levels and `nodes` branching
+    /// nodes left.
     fn front(&mut self, depth: u32, nodes: u32) -> Front {
         let nodes = nodes.min(full_nodes(depth));
-        let (totals, rows) = self.count(None);
+        let (totals, rows) = count(&self.kernel);
         let leaves = leaf_front(totals);
-        if nodes == 0 || leaves.len() == 1 {
+        if depth == 0 || nodes == 0 || leaves.len() == 1 {
             return Rc::new(leaves);
         }
-        let key: Key = (self.cover.pairs().collect(), depth, nodes);
-        if let Some(front) = self.cache.get(&key) {
+        let key: Key = (self.kernel.cover.pairs().collect(), depth, nodes);
+        if let Some(front) = self.fronts.get(&key) {
             return front.clone();
         }
         let mut points = leaves;
         let child_cap = full_nodes(depth - 1);
         let shared = nodes - 1;
         let (low, high) = (shared.saturating_sub(child_cap), shared.min(child_cap));
-        for feature in 0..self.data.n_features() as u32 {
-            if self.budget.check().is_some() {
+        // the valid splits, each with its positive child's class weights
+        let at = self.kernel.path.len();
+        let mut level = std::mem::take(&mut self.kernel.levels[at]);
+        self.kernel.scan(&mut level, &totals, rows);
+        for &feature in &level.candidates {
+            if self.kernel.budget.check().is_some() {
                 break;
             }
-            let right_mask = self.data.item_mask(item(feature, true));
-            let right_rows = self.cover.count_within(right_mask);
-            if right_rows < self.min_leaf || rows - right_rows < self.min_leaf {
-                continue;
-            }
+            let slot = feature as usize * 2..feature as usize * 2 + 2;
+            let positive = [level.positive[slot.start], level.positive[slot.start + 1]];
+            let negative = [totals[0] - positive[0], totals[1] - positive[1]];
             for left_nodes in low..=high {
-                let left = self.child_front(feature, false, depth - 1, left_nodes);
-                let right = self.child_front(feature, true, depth - 1, shared - left_nodes);
+                let left = self.child_front(feature, false, negative, depth - 1, left_nodes);
+                let right =
+                    self.child_front(feature, true, positive, depth - 1, shared - left_nodes);
                 for (i, a) in left.iter().enumerate() {
                     for (j, b) in right.iter().enumerate() {
                         points.push(Point {
@@ -216,33 +213,38 @@ impl<'a> Pareto<'a> {
             }
             points = non_dominated(points, self.tolerance);
         }
+        self.kernel.levels[at] = level;
         let front = Rc::new(non_dominated(points, self.tolerance));
-        self.cache.insert(key, front.clone());
+        self.fronts.insert(key, front.clone());
         front
     }
 
-    /// The front of the child of the current cover where `feature` is `value`.
-    fn child_front(&mut self, feature: u32, value: bool, depth: u32, nodes: u32) -> Front {
-        let mask = self.data.item_mask(item(feature, value));
-        if nodes == 0 || depth == 0 {
-            let (totals, _) = self.count(Some(mask));
+    /// The front of the child where `feature` is `value`, whose class weights are `totals`.
+    fn child_front(
+        &mut self,
+        feature: u32,
+        value: bool,
+        totals: [f64; 2],
+        depth: u32,
+        nodes: u32,
+    ) -> Front {
+        if depth == 0 || nodes == 0 {
             return Rc::new(leaf_front(totals));
         }
-        self.cover.intersect(mask);
+        self.kernel.push(item(feature, value));
         let front = self.front(depth, nodes);
-        self.cover.backtrack();
+        self.kernel.pop(item(feature, value));
         front
     }
 
-    /// Appends, in pre-order, the nodes of the tree of point `at` of the current cover's front.
+    /// Appends, in pre-order, the nodes of the tree of point `at` of the current node's front.
     fn extract(&mut self, depth: u32, nodes: u32, at: usize, out: &mut Vec<TreeNode>) {
         let nodes = nodes.min(full_nodes(depth));
         let point = self.front(depth, nodes)[at];
-        let (totals, rows) = self.count(None);
-        let majority = u32::from(totals[POSITIVE] > totals[0]);
+        let (totals, rows) = count(&self.kernel);
         let label = match point.how {
             How::Leaf { positive } => u32::from(positive),
-            How::Split { .. } => majority,
+            How::Split { .. } => u32::from(totals[POSITIVE] > totals[0]),
         };
         let index = out.len();
         out.push(TreeNode {
@@ -278,13 +280,19 @@ impl<'a> Pareto<'a> {
                 } else {
                     out[index].left = child;
                 }
-                self.cover
-                    .intersect(self.data.item_mask(item(feature, value)));
+                self.kernel.push(item(feature, value));
                 self.extract(depth - 1, child_nodes, child_at as usize, out);
-                self.cover.backtrack();
+                self.kernel.pop(item(feature, value));
             }
         }
     }
+}
+
+/// The class weights of the kernel's current node and its row count.
+fn count(kernel: &Kernel<'_, TrieIndex, Misclassification, f64>) -> ([f64; 2], u32) {
+    let mut totals = [0.0; 2];
+    let rows = kernel.statistics.count(&kernel.cover, None, &mut totals);
+    (totals, rows)
 }
 
 /// Most branching nodes a tree of `depth` levels has.
