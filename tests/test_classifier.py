@@ -63,7 +63,8 @@ def test_default_parameters():
         "cache": None, "branching": None, "depth2_solver": None, "incremental_counting": None,
         "similarity_bound": None, "child_order": None, "memory_limit": None,
         "max_cache_entries": None, "wipe_strategy": "reuses", "wipe_factor": 0.1,
-        "thresholds": "quantile", "n_thresholds": 10, "cost_matrix": None,
+        "thresholds": "quantile", "n_thresholds": 10, "criterion": "misclassification",
+        "cost_matrix": None,
         "fast_error_function": None, "error_function": None, "anytime": None, "verbose": 0,
         "callback": None,
     }
