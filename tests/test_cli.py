@@ -2,10 +2,17 @@
 
 import io
 import json
+import os
+import shlex
+import subprocess
+import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import odtree
+import odtree.datasets
+import pandas as pd
 import pytest
 from odtree.cli import _with_progress, main
 
@@ -129,3 +136,149 @@ def test_verbose_prints_the_progress_on_stderr(capsys):
     code, out, err = run(capsys, "fit", str(DATA_DIR / "zoo-1.txt"), "--max-depth", "2", "-v")
     assert code == 0 and out.startswith("|--- ")
     assert "objective" in err and "gap" in err and "(end)" in err
+
+
+def _csv(path, rows, seed=0):
+    """A CSV of ``rows`` rows: two numeric columns and a yes/no label that the age decides."""
+    rng = np.random.default_rng(seed)
+    age = rng.integers(18, 90, rows)
+    income = rng.normal(50, 10, rows).round(2)
+    label = np.where(age > 40, "yes", "no")
+    path.write_text("age,income,label\n" + "".join(
+        f"{a},{i},{lab}\n" for a, i, lab in zip(age, income, label, strict=True)))
+    return path
+
+
+def _saved_params(capsys, *argv):
+    code, out, _ = run(capsys, "fit", *argv, "--format", "json", "--no-progress")
+    assert code == 0
+    return json.loads(out)
+
+
+@pytest.mark.usefixtures("fitted_cli")
+@pytest.mark.parametrize(("option", "value", "param", "expected"), [
+    ("--ccp-alpha", "0.01", "ccp_alpha", 0.01),
+    ("--max-leaf-nodes", "3", "max_leaf_nodes", 3),
+    ("--min-samples-leaf", "5", "min_samples_leaf", 5),
+    ("--thresholds", "midpoints", "thresholds", "midpoints"),
+    ("--n-thresholds", "4", "n_thresholds", 4),
+    ("--memory-limit", "500MB", "memory_limit", "500MB"),
+    ("--memory-limit", "100000000", "memory_limit", 100_000_000),
+    ("--time-limit", "30", "time_limit", 30.0),
+    ("--max-depth", "2", "max_depth", 2),
+])
+def test_each_search_option_reaches_the_estimator(capsys, tmp_path, option, value, param,
+                                                  expected):
+    path = _csv(tmp_path / "data.csv", 60)
+    saved = _saved_params(capsys, str(path), "--target", "label", option, value)
+    assert saved["estimator"] == "OptimalTreeClassifier"
+    assert saved["params"][param] == expected
+
+
+@pytest.mark.usefixtures("fitted_cli")
+def test_max_leaf_nodes_limits_the_tree(capsys):
+    saved = _saved_params(capsys, str(DATA_DIR / "zoo-1.txt"), "--max-leaf-nodes", "2")
+    model = odtree.from_json(json.dumps(saved))
+    assert model.get_n_leaves() <= 2
+
+
+@pytest.mark.usefixtures("fitted_cli")
+def test_regression_task_fits_a_regressor(capsys, tmp_path):
+    path = tmp_path / "data.csv"
+    path.write_text("x,y\n" + "".join(f"{x},{2.5 if x > 4 else -1.0}\n" for x in range(10)))
+    saved = _saved_params(capsys, str(path), "--target", "y", "--task", "regression")
+    assert saved["estimator"] == "OptimalTreeRegressor"
+    model = odtree.from_json(json.dumps(saved))
+    assert model.predict(pd.DataFrame({"x": [0.0, 9.0]})).tolist() == [-1.0, 2.5]
+    code, out, err = run(capsys, "fit", str(path), "--target", "y", "--task", "regression")
+    assert code == 0 and "value: 2.50" in out and "status optimal" in err
+
+
+@pytest.mark.usefixtures("fitted_cli")
+def test_verbose_with_the_new_options(capsys):
+    code, out, err = run(capsys, "fit", str(DATA_DIR / "zoo-1.txt"), "--max-depth", "2",
+                         "--ccp-alpha", "0.01", "--max-leaf-nodes", "3", "--verbose")
+    assert code == 0 and out.startswith("|--- ") and "(end)" in err
+
+
+@pytest.mark.usefixtures("fitted_cli")
+@pytest.mark.parametrize("task", ["classification", "regression"])
+def test_predict_round_trip_equals_model_predict(capsys, tmp_path, task):
+    data = str(DATA_DIR / "zoo-1.txt")
+    saved = _saved_params(capsys, data, "--task", task, "--max-depth", "2")
+    model_path = tmp_path / "model.json"
+    model_path.write_text(json.dumps(saved))
+    X, _ = odtree.datasets.read_benchmark_file(data)
+    expected = [str(value) for value in odtree.from_json(model_path.read_text()).predict(X)]
+    code, out, err = run(capsys, "predict", str(model_path), data)
+    assert code == 0 and err == "" and out.splitlines() == expected
+    output = tmp_path / "predictions.txt"
+    code, out, _ = run(capsys, "predict", str(model_path), data, "--output", str(output))
+    assert code == 0 and out == "" and output.read_text().splitlines() == expected
+
+
+@pytest.mark.usefixtures("fitted_cli")
+def test_predict_csv_matches_columns_by_name(capsys, tmp_path):
+    train = _csv(tmp_path / "train.csv", 80)
+    model_path = tmp_path / "model.json"
+    model_path.write_text(json.dumps(_saved_params(capsys, str(train), "--target", "label")))
+    model = odtree.from_json(model_path.read_text())
+    new = tmp_path / "new.csv"  # columns reordered, no label
+    new.write_text("income,age\n50.0,30\n40.0,70\n")
+    code, out, _ = run(capsys, "predict", str(model_path), str(new))
+    assert code == 0 and out.splitlines() == ["no", "yes"]
+    code, out, _ = run(capsys, "predict", str(model_path), str(train))  # the label is ignored
+    frame = pd.read_csv(train)
+    assert code == 0 and out.splitlines() == list(model.predict(frame[["age", "income"]]))
+
+
+@pytest.mark.usefixtures("fitted_cli")
+def test_predict_bad_input_exits_with_2(capsys, tmp_path):
+    train = _csv(tmp_path / "train.csv", 40)
+    model_path = tmp_path / "model.json"
+    model_path.write_text(json.dumps(_saved_params(capsys, str(train), "--target", "label")))
+    (tmp_path / "other.csv").write_text("height\n3\n")
+    (tmp_path / "junk.json").write_text("{not json")
+    cases = [
+        ([str(tmp_path / "junk.json"), str(train)], "not a saved odtree model"),
+        ([str(tmp_path / "missing.json"), str(train)], "missing.json: no such file"),
+        ([str(model_path), str(tmp_path / "other.csv")], "lacks the model's column(s) age"),
+        ([str(model_path), str(DATA_DIR / "zoo-1.txt")], "cannot predict"),
+        ([str(model_path), str(train), "--target", "nope"], "has no column 'nope'"),
+        ([str(model_path), str(train), "--target", "age"], "lacks the model's column(s) age"),
+        ([str(model_path), str(DATA_DIR / "README.md")], "not a benchmark file"),
+        ([str(model_path), str(train), "--output", str(tmp_path / "no" / "x")], "cannot write"),
+    ]
+    for argv, message in cases:
+        code, out, err = run(capsys, "predict", *argv)
+        assert code == 2 and out == "" and message in err, (argv, err)
+
+
+def _shell(command):
+    """Run ``command`` in a shell, with ``odtree`` meaning this odtree's command line."""
+    env = dict(os.environ)
+    package_root = str(Path(odtree.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, env.get("PYTHONPATH")]))
+    odtree_command = f"{shlex.quote(sys.executable)} -m odtree.cli"
+    return subprocess.run(command.replace("odtree ", odtree_command + " ", 1), shell=True,
+                          capture_output=True, text=True, env=env, timeout=120)
+
+
+@pytest.mark.usefixtures("fitted_cli")
+def test_a_closed_pipe_ends_quietly(capsys, tmp_path):
+    train = _csv(tmp_path / "train.csv", 200)
+    big = _csv(tmp_path / "big.csv", 200_000, seed=1)  # far more output than a pipe holds
+    model_path = tmp_path / "model.json"
+    model_path.write_text(json.dumps(_saved_params(capsys, str(train), "--target", "label")))
+    status = tmp_path / "status"
+    done = _shell(f"{{ odtree predict {model_path} {big}; echo $? > {status}; }} | head -1")
+    assert done.stderr == ""
+    assert done.stdout in ("yes\n", "no\n")
+    assert status.read_text().strip() in ("0", "141")
+
+
+@pytest.mark.usefixtures("fitted_cli")
+def test_a_closed_pipe_after_fit_ends_quietly():
+    done = _shell(f"odtree fit {DATA_DIR / 'mushroom.txt'} --max-depth 2 --format json "
+                  "--no-progress | head -1")
+    assert done.stderr == "" and done.stdout == "{\n"

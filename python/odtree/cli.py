@@ -1,12 +1,15 @@
-"""The ``odtree`` command: fit an optimal tree on a file and print it, or run a demo.
+"""The ``odtree`` command: fit an optimal tree on a file and print it, predict with a saved
+tree, or run a demo.
 
 Exit codes: 0 on success, 2 on bad input (arguments, missing or malformed file), 1 when something
-odtree needs is not installed, 130 when interrupted before a tree was found.
+odtree needs is not installed, 130 when interrupted before a tree was found, 141 when the reader
+of the output went away (``odtree ... | head -1``; nothing is printed then).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import threading
 import time
@@ -15,7 +18,7 @@ from pathlib import Path
 
 from odtree import __version__
 from odtree._export import export_graphviz, export_text
-from odtree._serialize import to_json
+from odtree._serialize import from_json, to_json
 from odtree.datasets import load_default, read_benchmark_file
 
 __all__ = ["main"]
@@ -56,13 +59,32 @@ def main(argv=None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
-        return args.run(args)
+        code = args.run(args)
+        sys.stdout.flush()  # a closed pipe shows here, inside the try, not at exit
+        return code
+    except BrokenPipeError:
+        _silence_stdout()
+        return _EXIT_BROKEN_PIPE
     except _Failure as exc:
         print(f"odtree: error: {exc}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("odtree: interrupted", file=sys.stderr)
         return 130
+
+
+#: Exit code when the output's reader closed the pipe: 128 + SIGPIPE, as the shell reports it.
+_EXIT_BROKEN_PIPE = 141
+
+
+def _silence_stdout() -> None:
+    """Point stdout at the null device, so that Python's own flush at exit does not raise a
+    second ``BrokenPipeError`` (the recipe of the ``signal`` module's note on SIGPIPE)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # stdout is not a file (a test's capture)
+        pass
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -81,18 +103,51 @@ def _parser() -> argparse.ArgumentParser:
                     "benchmark file (space-separated integers, the class first, 0/1 features) "
                     "or, when it ends in .csv, a CSV file with a header.")
     fit.add_argument("file", metavar="FILE", type=Path)
+    fit.add_argument("--task", choices=("classification", "regression"),
+                     default="classification",
+                     help="classification (OptimalTreeClassifier, the default) or regression "
+                          "(OptimalTreeRegressor, squared error)")
     fit.add_argument("--max-depth", type=int, default=3, help="maximum depth (default: 3)")
+    fit.add_argument("--max-leaf-nodes", type=int, default=None, metavar="N",
+                     help="at most N leaves (default: no limit but the depth)")
     fit.add_argument("--min-samples-leaf", type=int, default=1,
                      help="minimum training rows per leaf (default: 1)")
+    fit.add_argument("--ccp-alpha", type=float, default=0.0, metavar="ALPHA",
+                     help="cost of each leaf, as a fraction of the training rows, as in "
+                          "scikit-learn's cost-complexity pruning (default: 0)")
+    fit.add_argument("--thresholds", choices=("quantile", "midpoints", "tree"),
+                     default="quantile",
+                     help="how numeric columns are cut into binary features (default: quantile)")
+    fit.add_argument("--n-thresholds", type=int, default=10, metavar="N",
+                     help="cuts per numeric column for --thresholds quantile (default: 10)")
     fit.add_argument("--time-limit", type=float, default=None, metavar="S",
                      help="stop the search after S seconds and print the best tree found")
+    fit.add_argument("--memory-limit", type=_memory_size, default=None, metavar="SIZE",
+                     help="cap the search's cache: bytes, or a size such as 500MB or 2GiB")
     fit.add_argument("--format", choices=("text", "json", "dot"), default="text",
-                     help="output: indented text, odtree JSON or Graphviz DOT (default: text)")
+                     help="output: indented text, odtree JSON or Graphviz DOT (default: text); "
+                          "save the JSON to use it with 'odtree predict'")
     fit.add_argument("--target", metavar="COL", help="label column of a CSV file (required there)")
     fit.add_argument("-v", "--verbose", action="store_true",
                      help="print each better tree's objective, the proven bound and the gap on "
                           "stderr as the search goes (instead of the search time)")
     fit.set_defaults(run=_run_fit)
+
+    predict = commands.add_parser(
+        "predict", help="predict with a saved tree, one prediction per line",
+        description="Predict the rows of DATA with the tree saved in MODEL (the JSON of "
+                    "'odtree fit --format json' or of model.to_json()) and write one "
+                    "prediction per line. DATA is read as 'odtree fit' reads it: a benchmark "
+                    "file (its first column, the class, is ignored) or a CSV file with a header, "
+                    "whose columns are matched to the model's by name.")
+    predict.add_argument("model", metavar="MODEL", type=Path)
+    predict.add_argument("data", metavar="DATA", type=Path)
+    predict.add_argument("--target", metavar="COL",
+                         help="a column of a CSV file to leave out (the label), for a model "
+                              "that does not know its columns' names")
+    predict.add_argument("-o", "--output", metavar="FILE", type=Path,
+                         help="write the predictions to FILE instead of stdout")
+    predict.set_defaults(run=_run_predict)
 
     demo = commands.add_parser(
         "demo", parents=[progress], help="fit a depth-3 tree on the breast cancer data",
@@ -110,8 +165,11 @@ def _run_fit(args) -> int:
 
         watcher = Watcher(verbose=1, stream=sys.stderr)
         watch = lambda event: watcher(*event)  # noqa: E731 (never stops the search)
-    model = _estimator(max_depth=args.max_depth, min_samples_leaf=args.min_samples_leaf,
-                       time_limit=args.time_limit, callback=watch)
+    model = _estimator(args.task, max_depth=args.max_depth, max_leaf_nodes=args.max_leaf_nodes,
+                       min_samples_leaf=args.min_samples_leaf, ccp_alpha=args.ccp_alpha,
+                       thresholds=args.thresholds, n_thresholds=args.n_thresholds,
+                       time_limit=args.time_limit, memory_limit=args.memory_limit,
+                       callback=watch)
     _fit(model, X, y, False if args.verbose else args.progress)
     if args.format == "json":
         print(to_json(model, indent=2))
@@ -124,10 +182,32 @@ def _run_fit(args) -> int:
     return 0
 
 
+def _run_predict(args) -> int:
+    model = _read_model(args.model)
+    X = _read_features(args.data, args.target, model)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            predictions = model.predict(X)
+    except ValueError as exc:  # columns the model does not expect
+        raise _Failure(f"cannot predict {args.data} with {args.model}: {exc}") from exc
+    _print_warnings(caught)
+    lines = (f"{value}\n" for value in predictions.tolist())
+    if args.output is None:
+        sys.stdout.writelines(lines)
+        return 0
+    try:
+        with args.output.open("w") as stream:
+            stream.writelines(lines)
+    except OSError as exc:
+        raise _Failure(f"cannot write {args.output}: {exc.strerror or exc}") from exc
+    return 0
+
+
 def _run_demo(args) -> int:
     X, y, _ = load_default(as_frame=True)
     y = y.map({0: "malignant", 1: "benign"})
-    model = _estimator(max_depth=3)
+    model = _estimator("classification", max_depth=3)
     _fit(model, X, y, args.progress)
     print(export_text(model), end="")
     print(f"training accuracy: {model.score(X, y):.3f}")
@@ -148,12 +228,7 @@ def _read_data(path: Path, target):
             raise _Failure(str(exc)) from exc
     if target is None:
         raise _Failure(f"{path} is a CSV file: name its label column with --target COL")
-    import pandas as pd
-
-    try:
-        frame = pd.read_csv(path)
-    except (OSError, ValueError) as exc:  # pandas parser errors are ValueErrors
-        raise _Failure(f"cannot read {path} as CSV: {exc}") from exc
+    frame = _read_csv(path)
     if target not in frame.columns:
         raise _Failure(f"{path} has no column {target!r}; its columns are "
                        f"{', '.join(map(str, frame.columns))}")
@@ -162,12 +237,73 @@ def _read_data(path: Path, target):
     return frame.drop(columns=[target]), frame[target]
 
 
-def _estimator(**params):
+def _memory_size(text: str):
+    """``--memory-limit``: a count of bytes, or a size that the estimator parses (500MB)."""
+    return int(text) if text.strip().isdigit() else text
+
+
+def _read_model(path: Path):
+    """The fitted estimator saved as JSON in ``path``."""
+    if not path.is_file():
+        raise _Failure(f"{path}: no such file")
     try:
-        from odtree._classes import OptimalTreeClassifier
+        text = path.read_bytes()
+    except OSError as exc:
+        raise _Failure(f"cannot read {path}: {exc.strerror or exc}") from exc
+    try:
+        return from_json(text)
     except ImportError as exc:
         raise _Failure(f"the odtree estimators cannot be loaded ({exc}); reinstall odtree",
                        1) from exc
+    except (ValueError, TypeError) as exc:
+        raise _Failure(f"{path} is not a saved odtree model: {exc}") from exc
+
+
+def _read_features(path: Path, target, model):
+    """The rows to predict: a benchmark file without its class column, or a CSV file's columns
+    that the model was fitted on (by name when it knows the names)."""
+    if not path.is_file():
+        raise _Failure(f"{path}: no such file")
+    if path.suffix.lower() != ".csv":
+        if target is not None:
+            raise _Failure("--target applies to CSV files only; a benchmark file has its class "
+                           "in the first column")
+        try:
+            return read_benchmark_file(path)[0]
+        except (OSError, ValueError) as exc:
+            raise _Failure(str(exc)) from exc
+    frame = _read_csv(path)
+    if target is not None:
+        if target not in frame.columns:
+            raise _Failure(f"{path} has no column {target!r}")
+        frame = frame.drop(columns=[target])
+    names = getattr(model, "feature_names_in_", None)
+    if names is not None:
+        missing = [str(name) for name in names if name not in frame.columns]
+        if missing:
+            raise _Failure(f"{path} lacks the model's column(s) {', '.join(missing)}")
+        return frame[list(names)]
+    return frame
+
+
+def _read_csv(path: Path):
+    import pandas as pd
+
+    try:
+        return pd.read_csv(path)
+    except (OSError, ValueError) as exc:  # pandas parser errors are ValueErrors
+        raise _Failure(f"cannot read {path} as CSV: {exc}") from exc
+
+
+def _estimator(task, **params):
+    try:
+        from odtree._classes import OptimalTreeClassifier
+        from odtree._regressor import OptimalTreeRegressor
+    except ImportError as exc:
+        raise _Failure(f"the odtree estimators cannot be loaded ({exc}); reinstall odtree",
+                       1) from exc
+    if task == "regression":
+        return OptimalTreeRegressor(**params)
     return OptimalTreeClassifier(**params)
 
 
@@ -183,8 +319,13 @@ def _fit(model, X, y, progress) -> None:
                 _with_progress(lambda: model.fit(X, y), sys.stderr)
             else:
                 model.fit(X, y)
-    except ValueError as exc:  # parameters or data the estimator rejects
+    except (ValueError, TypeError) as exc:  # parameters or data the estimator rejects
         raise _Failure(str(exc)) from exc
+    _print_warnings(caught)
+
+
+def _print_warnings(caught) -> None:
+    """Report recorded warnings one per line, without the source lines Python would show."""
     for warning in caught:
         print(f"odtree: warning: {warning.message}", file=sys.stderr)
 
