@@ -15,6 +15,7 @@ scikit-learn's.
 from __future__ import annotations
 
 import colorsys
+from dataclasses import replace
 
 import numpy as np
 from sklearn.exceptions import NotFittedError
@@ -22,25 +23,35 @@ from sklearn.exceptions import NotFittedError
 __all__ = ["export_graphviz", "export_text", "plot_tree"]
 
 
-def export_text(model, *, decimals=2, show_weights=False, max_depth=None) -> str:
+def export_text(model, *, feature_names=None, class_names=None, max_depth=None, spacing=3,
+                decimals=2, show_weights=False) -> str:
     """Describe a fitted tree as indented text, in the terms of the original features.
 
     Parameters
     ----------
     model : fitted odtree estimator
-    decimals : int, default=2
-        Decimals of the class weights and regression values. Thresholds appear as in
-        ``BinaryFeature.name`` (6 significant digits).
-    show_weights : bool, default=False
-        Print the weighted class sums of each leaf (classifiers only).
+    feature_names : sequence of str or None, default=None
+        Names of the original columns (indexed like ``X``'s columns); ``None`` uses the names
+        the model was fitted with.
+    class_names : sequence of str or None, default=None
+        Names of the classes, in the order of ``classes_``; ``None`` uses ``classes_``.
     max_depth : int or None, default=None
         Show the splits at depth ``< max_depth`` only (the root has depth 0); a deeper subtree
         becomes ``truncated branch of depth k``, ``k`` being its own depth. ``None`` shows all.
+    spacing : int, default=3
+        Width of each level of indentation (``|`` plus ``spacing`` characters).
+    decimals : int, default=2
+        Decimals of the class weights, regression values and centroids. Thresholds appear as in
+        ``BinaryFeature.name`` (6 significant digits).
+    show_weights : bool, default=False
+        Print the weighted class sums of each leaf (classifiers only).
 
     Returns
     -------
     str
-        One line per branch and per leaf; the true branch of each test comes first.
+        One line per branch and per leaf; the true branch of each test comes first. A test on a
+        bool column reads ``name`` / ``not name``; a clusterer's leaf names its cluster and
+        centroid.
 
     Examples
     --------
@@ -61,18 +72,26 @@ def export_text(model, *, decimals=2, show_weights=False, max_depth=None) -> str
     tree, features = _fitted_parts(model)
     if max_depth is not None and max_depth < 0:
         raise ValueError(f"max_depth must be None or >= 0, got {max_depth}")
+    if spacing <= 0:
+        raise ValueError(f"spacing must be > 0, got {spacing}")
+    if decimals < 0:
+        raise ValueError(f"decimals must be >= 0, got {decimals}")
+    column_names = _column_names(features, feature_names)
+    names = _class_names(model, class_names)
     height = _subtree_heights(tree)
     predicted = _node_classes(model)
+    clusters = _clusters(model)
     lines = []
 
     def visit(node, depth):
-        indent = "|   " * depth + "|--- "
+        indent = ("|" + " " * spacing) * depth + "|" + "-" * spacing + " "
         if tree.is_leaf(node):
-            lines.append(indent + _leaf_text(model, node, predicted, decimals, show_weights))
+            lines.append(indent + _leaf_text(model, node, predicted, names, clusters, decimals,
+                                             show_weights))
         elif max_depth is not None and depth >= max_depth:
             lines.append(indent + f"truncated branch of depth {height[node]}")
         else:
-            for child, test in _branches(tree, features, node):
+            for child, test in _branches(tree, features, node, column_names):
                 lines.append(indent + test)
                 visit(child, depth + 1)
 
@@ -80,27 +99,58 @@ def export_text(model, *, decimals=2, show_weights=False, max_depth=None) -> str
     return "\n".join(lines) + "\n"
 
 
-def export_graphviz(model, *, rounded=True, filled=False, class_names=None) -> str:
+def export_graphviz(model, out_file=None, *, max_depth=None, feature_names=None,
+                    class_names=None, label="all", filled=False, leaves_parallel=False,
+                    impurity=False, node_ids=False, proportion=False, rotate=False, rounded=True,
+                    special_characters=False, precision=2, fontname="helvetica"):
     """Describe a fitted tree in the Graphviz DOT language.
 
     Each tree node becomes one DOT node named by its id in ``tree_``; each edge is labelled with
-    the test that holds on it. The true branch of each test is drawn on the left.
+    the test that holds on it. The true branch of each test is drawn on the left. The keyword
+    arguments are scikit-learn's (``sklearn.tree.export_graphviz``); only some defaults differ.
 
     Parameters
     ----------
     model : fitted odtree estimator
-    rounded : bool, default=True
-        Draw boxes with rounded corners.
+    out_file : str, path or file object, or None, default=None
+        Where to write the DOT text; ``None`` returns it as a string.
+    max_depth : int or None, default=None
+        Draw the nodes down to this depth; their children become ``(...)`` nodes.
+    feature_names : sequence of str or None, default=None
+        Names of the original columns; ``None`` uses the names the model was fitted with.
+    class_names : sequence of str, bool or None, default=None
+        Names shown for the classes, in the order of ``classes_``; ``None`` or ``True`` uses
+        ``classes_``, ``False`` leaves the class out.
+    label : {"all", "root", "none"}, default="all"
+        Where to write what each number is (``samples = ``): at every node, at the root only,
+        or nowhere.
     filled : bool, default=False
         Colour the nodes by majority class (classifiers) or by value (regressors); the colour
         fades as the node gets less pure.
-    class_names : sequence of str or None, default=None
-        Names shown for the classes, in the order of ``classes_``; ``None`` uses ``classes_``.
+    leaves_parallel : bool, default=False
+        Draw all the leaves at the bottom.
+    impurity : bool, default=False
+        Show each node's Gini impurity (classifiers only).
+    node_ids : bool, default=False
+        Show each node's id (``node #k``).
+    proportion : bool, default=False
+        Show the samples as a share of the root's and the class weights as shares.
+    rotate : bool, default=False
+        Draw the tree from left to right instead of top to bottom.
+    rounded : bool, default=True
+        Draw boxes with rounded corners.
+    special_characters : bool, default=False
+        Write HTML-like labels with ``≤`` and ``≥``-style symbols.
+    precision : int, default=2
+        Decimals of values, impurities and proportions.
+    fontname : str, default="helvetica"
+        The font of the text.
 
     Returns
     -------
-    str
-        The DOT text; render it with ``dot -Tpng`` or ``graphviz.Source``.
+    str or None
+        The DOT text when ``out_file`` is None; render it with ``dot -Tpng`` or
+        ``graphviz.Source``.
 
     Examples
     --------
@@ -125,51 +175,75 @@ def export_graphviz(model, *, rounded=True, filled=False, class_names=None) -> s
     }
     """
     tree, features = _fitted_parts(model)
-    names = _class_names(model, class_names)
-    predicted = _node_classes(model)
-    colors = _node_colors(model, predicted) if filled else None
+    labeller = _Labeller(model, feature_names=feature_names, class_names=class_names,
+                         label=label, impurity=impurity, node_ids=node_ids,
+                         proportion=proportion, precision=precision)
+    colors = _node_colors(model, labeller.predicted) if filled else None
     style = ", ".join(s for s, on in (("filled", filled), ("rounded", rounded)) if on)
-    out = [
-        "digraph Tree {",
-        'graph [ordering="out"] ;',
-        f'node [shape=box, style="{style}", fontname="helvetica"] ;',
-        'edge [fontname="helvetica"] ;',
-    ]
+    quote = _dot_html if special_characters else _dot_quote
+    out = ["digraph Tree {", 'graph [ordering="out"] ;']
+    if rotate:
+        out.append("rankdir=LR ;")
+    out += [f'node [shape=box, style="{style}", fontname="{fontname}"] ;',
+            f'edge [fontname="{fontname}"] ;']
+    leaves = []
 
-    def visit(node):
-        label = _dot_quote("\n".join(_node_lines(model, node, predicted, names)))
+    def visit(node, depth):
         fill = f', fillcolor="{colors[node]}"' if filled else ""
-        out.append(f"{node} [label={label}{fill}] ;")
-        if not tree.is_leaf(node):
-            for child, test in _branches(tree, features, node):
-                visit(child)
-                out.append(f"{node} -> {child} [label={_dot_quote(test)}] ;")
+        if max_depth is not None and depth > max_depth:
+            grey = ', fillcolor="#c0c0c0"' if filled else ""
+            out.append(f'{node} [label="(...)"{grey}] ;')
+            return
+        out.append(f"{node} [label={quote(chr(10).join(labeller.lines(node)))}{fill}] ;")
+        if tree.is_leaf(node):
+            leaves.append(node)
+            return
+        for child, test in _branches(tree, features, node, labeller.column_names):
+            visit(child, depth + 1)
+            out.append(f"{node} -> {child} [label={quote(test)}] ;")
 
-    visit(0)
+    visit(0, 0)
+    if leaves_parallel and leaves:
+        out.append("{rank=same ; " + " ; ".join(map(str, leaves)) + "} ;")
     out.append("}")
-    return "\n".join(out) + "\n"
+    dot = "\n".join(out) + "\n"
+    if out_file is None:
+        return dot
+    if hasattr(out_file, "write"):
+        out_file.write(dot)
+    else:
+        with open(out_file, "w", encoding="utf-8") as handle:
+            handle.write(dot)
+    return None
 
 
-def plot_tree(model, *, ax=None, fontsize=None, filled=False, rounded=True, class_names=None):
-    """Draw a fitted tree with matplotlib.
+def plot_tree(model, *, max_depth=None, feature_names=None, class_names=None, label="all",
+              filled=False, impurity=False, node_ids=False, proportion=False, rounded=True,
+              precision=2, ax=None, fontsize=None):
+    """Draw a fitted tree with matplotlib, every label readable and none overlapping.
 
     Nodes are boxes holding the sample count, value and class; edges carry the test that holds
-    on them, the true branch drawn on the left.
+    on them, the true branch drawn on the left. The leaves are spread evenly; the text size is
+    the largest at which no two labels overlap and all stay inside the axes. When ``ax`` is
+    None and the tree is too wide for a readable text size, the figure is widened. The keyword
+    arguments are scikit-learn's (``sklearn.tree.plot_tree``); only some defaults differ.
 
     Parameters
     ----------
     model : fitted odtree estimator
-    ax : matplotlib Axes or None, default=None
-        Where to draw; ``None`` uses the current axes.
-    fontsize : float or None, default=None
-        Text size; ``None`` picks one that fits the axes.
-    filled, rounded, class_names
+    max_depth, feature_names, class_names, label, filled, impurity, node_ids, proportion, \
+rounded, precision
         As in :func:`export_graphviz`.
+    ax : matplotlib Axes or None, default=None
+        Where to draw; ``None`` uses the current axes (and may widen its figure).
+    fontsize : float or None, default=None
+        Text size; ``None`` picks the largest that fits (at most 12 points).
 
     Returns
     -------
     list of matplotlib.text.Annotation
-        One annotation per tree node, indexed by node id.
+        One annotation per node drawn, in node-id order (indexed by node id when the whole
+        tree is drawn).
 
     Examples
     --------
@@ -187,6 +261,7 @@ def plot_tree(model, *, ax=None, fontsize=None, filled=False, rounded=True, clas
     3
     """
     tree, features = _fitted_parts(model)
+    caller_gave_ax = ax is not None
     if ax is None:
         try:
             import matplotlib.pyplot as plt
@@ -194,43 +269,110 @@ def plot_tree(model, *, ax=None, fontsize=None, filled=False, rounded=True, clas
             raise ImportError(
                 "plot_tree needs matplotlib: pip install matplotlib (or odtree[plot])") from exc
         ax = plt.gca()
-    names = _class_names(model, class_names)
-    predicted = _node_classes(model)
-    colors = _node_colors(model, predicted) if filled else ["white"] * tree.node_count
-    labels = ["\n".join(_node_lines(model, node, predicted, names))
-              for node in range(tree.node_count)]
-    x, y = _layout(tree)
-    if fontsize is None:
-        fontsize = _fitting_fontsize(ax, labels, tree)
+    labeller = _Labeller(model, feature_names=feature_names, class_names=class_names,
+                         label=label, impurity=impurity, node_ids=node_ids,
+                         proportion=proportion, precision=precision)
+    colors = _node_colors(model, labeller.predicted) if filled else ["white"] * tree.node_count
+    children, depth = _shown_children(tree, features, labeller.column_names, max_depth)
+    x, y = _layout(children, depth)
+    shown = sorted(children)
     ax.set_axis_off()
     box = "round" if rounded else "square"
-    depth = tree.node_depths()
-    top = tree.max_depth + 3  # parents above their children's arrows, edge labels above all
 
-    def draw(text, xy, xytext, zorder, size=fontsize, **style):
-        return ax.annotate(text, xy=xy, xytext=xytext, xycoords="axes fraction",
-                           textcoords="axes fraction", va="center", fontsize=size,
-                           zorder=zorder, **style)
+    annotations, edge_texts = {}, []
+    for node in shown:
+        truncated = max_depth is not None and depth[node] > max_depth
+        text = "(...)" if truncated else "\n".join(labeller.lines(node))
+        fill = "#c0c0c0" if truncated and filled else colors[node]
+        annotations[node] = ax.annotate(
+            text, xy=(x[node], y[node]), xycoords="axes fraction", ha="center", va="center",
+            zorder=3, bbox={"boxstyle": box, "fc": fill, "ec": "black"})
+    for node in shown:
+        # each edge label extends away from its sibling edge, the true one leftwards; the
+        # true one sits nearer the parent, so that it does not meet its cousin's false label
+        for (child, test), align, along in zip(children[node], ("right", "left"),
+                                               (_TRUE_ALONG, 1 - _TRUE_ALONG), strict=False):
+            ax.plot([x[node], x[child]], [y[node], y[child]], color="black", linewidth=0.8,
+                    transform=ax.transAxes, zorder=1)
+            at = (x[node] + along * (x[child] - x[node]), y[node] + along * (y[child] - y[node]))
+            edge_texts.append(ax.annotate(
+                _wrap_test(test), xy=at, xycoords="axes fraction", ha=align, va="center",
+                zorder=4, bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none",
+                                "alpha": 0.8}))
+    texts = list(annotations.values()) + edge_texts
+    if fontsize is not None:
+        _set_sizes(annotations.values(), edge_texts, fontsize)
+    else:
+        size = _fit_text(ax, annotations.values(), edge_texts, texts)
+        if not caller_gave_ax and len(ax.figure.axes) == 1:
+            # widen (at most 4 times) and heighten (at most 1.5 times) a figure we were not
+            # given until the text is readable
+            figure = ax.figure
+            width, height = figure.get_size_inches()
+            grow = 1.0
+            while size < _READABLE and grow < 4.0:
+                grow = min(grow * max(_READABLE / size, 1.1), 4.0)
+                figure.set_size_inches(width * grow, height * min(grow, 1.5), forward=True)
+                size = _fit_text(ax, annotations.values(), edge_texts, texts)
+    return [annotations[node] for node in shown]
 
-    def node_box(node):
-        return {"boxstyle": box, "fc": colors[node], "ec": "black"}
 
-    annotations = [None] * tree.node_count
-    annotations[0] = draw(labels[0], (x[0], y[0]), (x[0], y[0]), top - 1, ha="center",
-                          bbox=node_box(0))
-    for node in range(tree.node_count):
-        if tree.is_leaf(node):
-            continue
-        # each edge label extends away from its sibling edge: the true one leftwards
-        for (child, test), align in zip(_branches(tree, features, node), ("right", "left"),
-                                        strict=True):
-            annotations[child] = draw(
-                labels[child], (x[node], y[node]), (x[child], y[child]), top - 1 - depth[child],
-                ha="center", bbox=node_box(child), arrowprops={"arrowstyle": "<-"})
-            middle = ((x[node] + x[child]) / 2, (y[node] + y[child]) / 2)
-            draw(test, middle, middle, top, size=fontsize * 0.9, ha=align,
-                 bbox={"boxstyle": "round", "fc": "white", "ec": "none", "alpha": 0.8})
-    return annotations
+#: Where the true branch's label sits along its edge (0: at the parent, 1: at the child).
+_TRUE_ALONG = 0.4
+
+#: Text size (points) below which plot_tree widens a figure it was not given.
+_READABLE = 6.0
+
+
+def _wrap_test(test: str) -> str:
+    """A long test ``name op value`` on two lines: the name, then ``op value``."""
+    parts = test.rsplit(" ", 2)
+    if len(test) <= 14 or len(parts) < 3:
+        return test
+    return f"{parts[0]}\n{parts[1]} {parts[2]}"
+
+
+def _set_sizes(nodes, edges, size):
+    for text in nodes:
+        text.set_fontsize(size)
+    for text in edges:
+        text.set_fontsize(size * 0.9)
+
+
+def _fit_text(ax, nodes, edges, texts) -> float:
+    """Set the largest text size (1 to 12 points, found by bisection) at which no two labels
+    (with their box padding) overlap and all lie inside the axes; return it."""
+    renderer = ax.figure.canvas.get_renderer()
+    points = 72 / ax.figure.dpi
+
+    def fits(size):
+        _set_sizes(nodes, edges, size)
+        # the labels may use the figure's margins when the axes is alone in it
+        area = ax.figure.bbox if len(ax.figure.axes) == 1 else ax.get_window_extent(renderer)
+        pad = 0.35 * size / points  # the box padding, in pixels
+        corners = np.array([t.get_window_extent(renderer).extents for t in texts])
+        corners += np.array([-pad, -pad, pad, pad])
+        inside = ((corners[:, 0] >= area.x0) & (corners[:, 1] >= area.y0)
+                  & (corners[:, 2] <= area.x1) & (corners[:, 3] <= area.y1)).all()
+        return bool(inside) and not _any_overlap(corners)
+
+    low, high = 1.0, 12.0
+    if fits(high):
+        return high
+    for _ in range(9):
+        middle = (low + high) / 2
+        low, high = (middle, high) if fits(middle) else (low, middle)
+    _set_sizes(nodes, edges, low)
+    return low
+
+
+def _any_overlap(corners) -> bool:
+    """Whether any two of the boxes ``(x0, y0, x1, y1)`` overlap."""
+    x0, y0, x1, y1 = corners.T
+    overlap = ((x0[:, None] < x1[None]) & (x0[None] < x1[:, None])
+               & (y0[:, None] < y1[None]) & (y0[None] < y1[:, None]))
+    np.fill_diagonal(overlap, False)
+    return bool(overlap.any())
 
 
 def _fitted_parts(model):
@@ -241,11 +383,52 @@ def _fitted_parts(model):
     return model.tree_, model.binary_features_
 
 
-def _branches(tree, features, node):
+def _column_names(features, feature_names):
+    """Name of each original column a test may refer to (a dict), or None for the fitted ones."""
+    if feature_names is None:
+        return None
+    names = [str(name) for name in feature_names]
+    needed = 1 + max((f.column for f in features), default=-1)
+    if len(names) < needed:
+        raise ValueError(f"feature_names has {len(names)} names but the tree tests column "
+                         f"{needed - 1}")
+    return names
+
+
+def _test_text(feature, holds, column_names=None) -> str:
+    """The test of ``feature`` as text: where it holds (``holds``) or where it fails. A bool
+    column reads ``name`` / ``not name``."""
+    if column_names is not None:
+        feature = replace(feature, column_name=column_names[feature.column])
+    if feature.kind == "category" and isinstance(feature.value, bool | np.bool_):
+        true = holds == bool(feature.value)
+        return feature.column_name if true else f"not {feature.column_name}"
+    return feature.name if holds else feature.negation
+
+
+def _branches(tree, features, node, column_names=None):
     """The children of a split, true branch first, each with the test that holds on it."""
     feature = features[tree.feature[node]]
-    return ((tree.children_right[node], feature.name),
-            (tree.children_left[node], feature.negation))
+    return ((tree.children_right[node], _test_text(feature, True, column_names)),
+            (tree.children_left[node], _test_text(feature, False, column_names)))
+
+
+def _shown_children(tree, features, column_names, max_depth):
+    """The drawn part of the tree: for each drawn node its drawn children with their tests
+    (true branch first), and its depth. The children of nodes at ``max_depth`` are drawn as
+    ``(...)`` leaves."""
+    children, depth = {}, {}
+
+    def visit(node, level):
+        children[node], depth[node] = [], level
+        if tree.is_leaf(node) or (max_depth is not None and level > max_depth):
+            return
+        for child, test in _branches(tree, features, node, column_names):
+            children[node].append((child, test))
+            visit(child, level + 1)
+
+    visit(0, 0)
+    return children, depth
 
 
 def _subtree_heights(tree) -> np.ndarray:
@@ -271,27 +454,92 @@ def _node_classes(model):
     return np.argmax(model.tree_.value[:, 0, :], axis=1)
 
 
-def _leaf_text(model, node, predicted, decimals, show_weights) -> str:
+def _clusters(model):
+    """For a clusterer (``cluster_centers_``): each leaf's cluster number (leaves in id order,
+    as ``labels_``), else None."""
+    centers = getattr(model, "cluster_centers_", None)
+    if centers is None:
+        return None
+    leaves = np.flatnonzero(model.tree_.is_leaf_mask())
+    return {int(leaf): k for k, leaf in enumerate(leaves.tolist()) if k < len(centers)}
+
+
+def _centroid_text(centroid, decimals) -> str:
+    return "[" + ", ".join(f"{v:.{decimals}f}" for v in np.ravel(centroid)) + "]"
+
+
+def _leaf_text(model, node, predicted, names, clusters, decimals, show_weights) -> str:
     values = model.tree_.value[node, 0]
+    if clusters is not None and node in clusters:
+        k = clusters[node]
+        return (f"cluster: {k} centroid: "
+                f"{_centroid_text(model.cluster_centers_[k], decimals)}")
     if predicted is None:
         return f"value: {_format_values(values, decimals)}"
-    text = f"class: {model.classes_[predicted[node]]}"
+    text = f"class: {names[predicted[node]]}"
     if show_weights:
         text = f"weights: [{', '.join(_format_weight(v, decimals) for v in values)}] {text}"
     return text
 
 
-def _node_lines(model, node, predicted, class_names) -> list[str]:
-    """Lines of a node's box in DOT and plots: sample count, value and, for classifiers, class."""
-    tree = model.tree_
-    values = tree.value[node, 0]
-    lines = [f"samples = {tree.n_node_samples[node]}"]
-    if class_names is None:
-        lines.append(f"value = {_format_values(values, 2)}")
-    else:
-        lines.append(f"value = [{', '.join(_format_weight(v, 2) for v in values)}]")
-        lines.append(f"class = {class_names[predicted[node]]}")
-    return lines
+class _Labeller:
+    """The lines of each node's box in DOT and plots, after scikit-learn's options."""
+
+    def __init__(self, model, *, feature_names, class_names, label, impurity, node_ids,
+                 proportion, precision):
+        if label not in ("all", "root", "none"):
+            raise ValueError(f"label must be 'all', 'root' or 'none', got {label!r}")
+        if precision is None or precision < 0:
+            raise ValueError(f"precision must be an int >= 0, got {precision}")
+        self.model, self.tree = model, model.tree_
+        self.column_names = _column_names(model.binary_features_, feature_names)
+        self.predicted = _node_classes(model)
+        self.class_names = None if class_names is False else _class_names(
+            model, None if class_names is True else class_names)
+        self.clusters = _clusters(model)
+        self.label, self.impurity, self.node_ids = label, impurity, node_ids
+        self.proportion, self.precision = proportion, precision
+
+    def lines(self, node) -> list[str]:
+        tree, digits = self.tree, self.precision
+        named = self.label == "all" or (self.label == "root" and node == 0)
+
+        def line(name, text):
+            return f"{name} = {text}" if named else text
+
+        values = tree.value[node, 0]
+        out = []
+        if self.node_ids:
+            out.append(f"node #{node}" if named else f"#{node}")
+        if self.impurity and self.predicted is not None:
+            total = values.sum()
+            gini = 1 - ((values / total) ** 2).sum() if total > 0 else 0.0
+            out.append(line("gini", f"{gini:.{digits}f}"))
+        samples = tree.n_node_samples[node]
+        if self.proportion:
+            share = 100 * samples / tree.n_node_samples[0] if tree.n_node_samples[0] else 0.0
+            out.append(line("samples", f"{share:.{max(digits - 2, 0)}f}%"))
+        else:
+            out.append(line("samples", f"{samples}"))
+        if self.clusters is not None:
+            if node in self.clusters:
+                k = self.clusters[node]
+                out.append(line("cluster", f"{k}"))
+                out.append(line("centroid", _centroid_text(
+                    self.model.cluster_centers_[k], digits)))
+            return out
+        if self.predicted is None:
+            out.append(line("value", _format_values(values, digits)))
+            return out
+        if self.proportion:
+            total = values.sum()
+            shares = values / total if total > 0 else values
+            out.append(line("value", "[" + ", ".join(f"{v:.{digits}f}" for v in shares) + "]"))
+        else:
+            out.append(line("value", f"[{', '.join(_format_weight(v, digits) for v in values)}]"))
+        if self.class_names is not None:
+            out.append(line("class", self.class_names[self.predicted[node]]))
+        return out
 
 
 def _class_names(model, class_names):
@@ -307,8 +555,11 @@ def _class_names(model, class_names):
 
 
 def _format_weight(value, decimals) -> str:
-    """A class weight: an integer when it is one, else with ``decimals`` decimals."""
-    return str(int(value)) if float(value).is_integer() else f"{value:.{decimals}f}"
+    """A class weight: an integer when it is one (up to rounding noise), else with
+    ``decimals`` decimals."""
+    if abs(value - round(value)) <= 1e-9 * max(1.0, abs(value)):
+        return str(round(value))
+    return f"{value:.{decimals}f}"
 
 
 def _format_values(values, decimals) -> str:
@@ -356,37 +607,35 @@ def _dot_quote(text: str) -> str:
     return f'"{escaped}"'
 
 
-def _layout(tree):
-    """Axes-fraction positions: leaves spread evenly in display order, parents centred above."""
-    n_leaves, levels = tree.n_leaves, tree.max_depth + 1
-    x = np.zeros(tree.node_count)
-    y = 1 - (tree.node_depths() + 0.5) / levels
+def _dot_html(text: str) -> str:
+    """A DOT HTML-like label: ``<=`` and ``>=`` as symbols, newlines as ``<br/>``."""
+    escaped = (text.replace("&", "&amp;").replace("<=", "&le;").replace(">=", "&ge;")
+               .replace("!=", "&ne;").replace("<", "&lt;").replace(">", "&gt;")
+               .replace('"', "&quot;").replace("\n", "<br/>"))
+    return f"<{escaped}>"
+
+
+def _layout(children, depth):
+    """Axes-fraction positions of the drawn nodes: leaves spread evenly in display order,
+    parents centred above their children."""
+    n_leaves = sum(1 for kids in children.values() if not kids)
+    n_levels = max(depth.values()) + 1
+    x, y = {}, {}
     next_slot = 0
 
     def place(node):
         nonlocal next_slot
-        if tree.is_leaf(node):
+        y[node] = 1 - (depth[node] + 0.5) / n_levels
+        if not children[node]:
             x[node] = (next_slot + 0.5) / n_leaves
             next_slot += 1
             return
-        first, second = tree.children_right[node], tree.children_left[node]
-        place(first)
-        place(second)
-        x[node] = (x[first] + x[second]) / 2
+        for child, _ in children[node]:
+            place(child)
+        x[node] = sum(x[child] for child, _ in children[node]) / len(children[node])
 
     place(0)
     return x, y
-
-
-def _fitting_fontsize(ax, labels, tree) -> float:
-    """The largest text size (4 to 12 points) at which the widest and tallest labels fit."""
-    bbox = ax.get_window_extent()
-    points_per_pixel = 72 / ax.figure.dpi
-    width = bbox.width * points_per_pixel / tree.n_leaves
-    height = bbox.height * points_per_pixel / (tree.max_depth + 1)
-    widest = max(len(line) for label in labels for line in label.split("\n"))
-    tallest = max(label.count("\n") + 1 for label in labels)
-    return float(np.clip(min(width / (0.7 * widest), height / (2.2 * tallest)), 4, 12))
 
 
 def plot_anytime(model, *, ax=None):
