@@ -6,7 +6,6 @@ from __future__ import annotations
 import functools
 import threading
 import time
-import warnings
 from numbers import Integral, Real
 from typing import NamedTuple
 
@@ -27,6 +26,7 @@ from ._interrupts import note_interrupt
 from ._registry import register
 from ._solver import Solution, Solver
 from ._tree import Tree
+from ._warn import warn
 from .exceptions import InfeasibleWarning, NotOptimalWarning
 
 #: The cache figures of a search result (named by the core) and the fitted attributes that
@@ -345,22 +345,22 @@ class OptimalTreeBase(FittedTree, BaseEstimator):
     def _warn_status(self) -> None:
         if self.status_ == "infeasible":
             upper_bound = getattr(self, "upper_bound", None)
-            warnings.warn(f"no tree has an objective below upper_bound={upper_bound}; "
-                          "the model is the best single leaf", InfeasibleWarning, stacklevel=5)
+            warn(f"no tree has an objective below upper_bound={upper_bound}; "
+                 "the model is the best single leaf", InfeasibleWarning)
         elif self.status_ == "interrupted":
             note_interrupt()
-            warnings.warn("the search was interrupted: the tree is the best found so far and may "
-                          "not be optimal", NotOptimalWarning, stacklevel=5)
+            warn("the search was interrupted: the tree is the best found so far and may "
+                 "not be optimal", NotOptimalWarning)
         elif self.status_ == "memory_limit":
-            warnings.warn("the memory limit is too small for the entries the search cannot "
-                          "spare: the tree is the best found so far and may not be optimal",
-                          NotOptimalWarning, stacklevel=5)
+            warn("the memory limit is too small for the entries the search cannot "
+                 "spare: the tree is the best found so far and may not be optimal",
+                 NotOptimalWarning)
         elif self.status_ == "stopped":
-            warnings.warn("the callback stopped the search: the tree is the best found so far "
-                          "and may not be optimal", NotOptimalWarning, stacklevel=5)
+            warn("the callback stopped the search: the tree is the best found so far "
+                 "and may not be optimal", NotOptimalWarning)
         elif self.status_ == "time_limit":
-            warnings.warn(f"time limit of {self.time_limit} s reached: the tree is the best found "
-                          "so far and may not be optimal", NotOptimalWarning, stacklevel=5)
+            warn(f"time limit of {self.time_limit} s reached: the tree is the best found "
+                 "so far and may not be optimal", NotOptimalWarning)
 
     def _binarize(self, X) -> np.ndarray:
         return binarize_input(self, X)

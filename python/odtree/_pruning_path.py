@@ -10,12 +10,11 @@ where the winner changes are the slopes of the hull.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 from sklearn.base import clone
 from sklearn.utils import Bunch
 
+from ._warn import warn
 from .exceptions import NotOptimalWarning
 
 
@@ -49,8 +48,8 @@ def cost_complexity_path(estimator, X, y, sample_weight=None) -> Bunch:
         if errors[-1] <= least + tolerance:
             break
     if not optimal:
-        warnings.warn("a search of the path was not proven optimal (time or memory limit): "
-                      "the path may not be exact", NotOptimalWarning, stacklevel=3)
+        warn("a search of the path was not proven optimal (time or memory limit): "
+             "the path may not be exact", NotOptimalWarning)
     rates = np.array(errors, dtype=np.float64) / total
     hull = _lower_hull(rates)
     # from the most leaves (ccp_alpha = 0) to a single leaf, as scikit-learn orders it
