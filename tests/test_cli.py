@@ -14,9 +14,10 @@ import odtree
 import odtree.datasets
 import pandas as pd
 import pytest
+from conftest import data_path
 from odtree.cli import _with_progress, main
 
-DATA_DIR = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+DATA_DIR = data_path()
 
 
 def run(capsys, *argv):
