@@ -68,6 +68,8 @@ def test_plot_tree_labels_never_overlap(depth, given_ax):
         figure, ax = plt.subplots()  # the default figure size
         annotations = plot_tree(model, ax=ax, filled=True)
         assert tuple(figure.get_size_inches()) == tuple(plt.rcParams["figure.figsize"])
+        # the text shrinks with the tree, but no more than it must
+        assert annotations[0].get_fontsize() >= {2: 6, 3: 4, 4: 2.5, 5: 2.5}[depth]
     else:
         figure = plt.figure()
         annotations = plot_tree(model, filled=True)

@@ -311,7 +311,7 @@ rounded, precision
             width, height = figure.get_size_inches()
             grow = 1.0
             while size < _READABLE and grow < 4.0:
-                grow = min(grow * max(_READABLE / size, 1.1), 4.0)
+                grow = min(grow * max(_COMFORTABLE / size, 1.1), 4.0)
                 figure.set_size_inches(width * grow, height * min(grow, 1.5), forward=True)
                 size = _fit_text(ax, annotations.values(), edge_texts, texts)
     return [annotations[node] for node in shown]
@@ -322,6 +322,8 @@ _TRUE_ALONG = 0.4
 
 #: Text size (points) below which plot_tree widens a figure it was not given.
 _READABLE = 6.0
+#: Text size (points) plot_tree aims at when it widens a figure.
+_COMFORTABLE = 8.0
 
 
 def _wrap_test(test: str) -> str:
@@ -340,29 +342,48 @@ def _set_sizes(nodes, edges, size):
 
 
 def _fit_text(ax, nodes, edges, texts) -> float:
-    """Set the largest text size (1 to 12 points, found by bisection) at which no two labels
-    (with their box padding) overlap and all lie inside the axes; return it."""
+    """Set the largest text size (1 to 12 points) at which no two labels (with their box
+    padding) overlap and all lie inside the axes; return it.
+
+    Laying text out is slow, so the labels are measured once: their extents grow in
+    proportion to the size around their anchors, which gives the size by bisection; the
+    drawn extents then confirm it (or it shrinks a little until they do).
+    """
     renderer = ax.figure.canvas.get_renderer()
     points = 72 / ax.figure.dpi
+    # the labels may use the figure's margins when the axes is alone in it
+    area = ax.figure.bbox if len(ax.figure.axes) == 1 else ax.get_window_extent(renderer)
 
-    def fits(size):
-        _set_sizes(nodes, edges, size)
-        # the labels may use the figure's margins when the axes is alone in it
-        area = ax.figure.bbox if len(ax.figure.axes) == 1 else ax.get_window_extent(renderer)
+    def extents():
+        return np.array([t.get_window_extent(renderer).extents for t in texts])
+
+    def fits(corners, size):
         pad = 0.35 * size / points  # the box padding, in pixels
-        corners = np.array([t.get_window_extent(renderer).extents for t in texts])
-        corners += np.array([-pad, -pad, pad, pad])
+        corners = corners + np.array([-pad, -pad, pad, pad])
         inside = ((corners[:, 0] >= area.x0) & (corners[:, 1] >= area.y0)
                   & (corners[:, 2] <= area.x1) & (corners[:, 3] <= area.y1)).all()
         return bool(inside) and not _any_overlap(corners)
 
+    reference = 10.0
+    _set_sizes(nodes, edges, reference)
+    measured = extents()
+    anchors = ax.transAxes.transform([t.xy for t in texts])
+    anchors = np.hstack([anchors, anchors])
+
+    def scaled(size):
+        return anchors + (measured - anchors) * (size / reference)
+
     low, high = 1.0, 12.0
-    if fits(high):
-        return high
-    for _ in range(9):
-        middle = (low + high) / 2
-        low, high = (middle, high) if fits(middle) else (low, middle)
+    if fits(scaled(high), high):
+        low = high
+    else:
+        for _ in range(12):
+            middle = (low + high) / 2
+            low, high = (middle, high) if fits(scaled(middle), middle) else (low, middle)
     _set_sizes(nodes, edges, low)
+    while low > 1.0 and not fits(extents(), low):
+        low = max(1.0, low * 0.95)
+        _set_sizes(nodes, edges, low)
     return low
 
 
