@@ -146,6 +146,8 @@ def test_plot_tree_keywords(iris_tree):
     assert type(nodes[0].get_bbox_patch().get_boxstyle()).__name__ == "Round"
     with pytest.raises(ValueError, match="label"):
         plot_texts(iris_tree, label="leaves")
+    with pytest.raises(ValueError, match="max_depth"):
+        plot_texts(iris_tree, max_depth=-1)
 
 
 def test_export_text_keywords(iris_tree):
@@ -203,6 +205,10 @@ def test_export_graphviz_keywords(iris_tree, tmp_path):
     assert "0.333" in export_graphviz(iris_tree, proportion=True, precision=3)
     assert 'fontname="times"' in export_graphviz(iris_tree, fontname="times")
     assert "fillcolor" in export_graphviz(iris_tree, filled=True)
+    with pytest.raises(ValueError, match="max_depth"):
+        export_graphviz(iris_tree, max_depth=-1)
+    with pytest.raises(ValueError, match="precision"):
+        export_graphviz(iris_tree, precision=-1)
 
 
 def bool_model():

@@ -9,7 +9,11 @@ At every split the branch where the binary feature's test holds (feature = 1, ``
 ``children_right`` node) comes first, then the branch where it fails (feature = 0, ``negation``,
 the ``children_left`` node). Text lists the first branch on top; DOT and :func:`plot_tree` draw it
 on the left. For threshold features the first branch is ``x <= t``, so the output reads like
-scikit-learn's.
+scikit-learn's. A test on a bool column reads ``name`` / ``not name``.
+
+The keyword arguments are scikit-learn's (``sklearn.tree.export_text``, ``export_graphviz``
+and ``plot_tree``). :func:`plot_tree` measures its labels and picks the largest text size at
+which none overlap.
 """
 
 from __future__ import annotations
@@ -70,8 +74,7 @@ def export_text(model, *, feature_names=None, class_names=None, max_depth=None, 
     |   |--- weights: [2, 0] class: no
     """
     tree, features = _fitted_parts(model)
-    if max_depth is not None and max_depth < 0:
-        raise ValueError(f"max_depth must be None or >= 0, got {max_depth}")
+    _check_max_depth(max_depth)
     if spacing <= 0:
         raise ValueError(f"spacing must be > 0, got {spacing}")
     if decimals < 0:
@@ -175,6 +178,7 @@ def export_graphviz(model, out_file=None, *, max_depth=None, feature_names=None,
     }
     """
     tree, features = _fitted_parts(model)
+    _check_max_depth(max_depth)
     labeller = _Labeller(model, feature_names=feature_names, class_names=class_names,
                          label=label, impurity=impurity, node_ids=node_ids,
                          proportion=proportion, precision=precision)
@@ -261,6 +265,7 @@ rounded, precision
     3
     """
     tree, features = _fitted_parts(model)
+    _check_max_depth(max_depth)
     caller_gave_ax = ax is not None
     if ax is None:
         try:
@@ -394,6 +399,11 @@ def _any_overlap(corners) -> bool:
                & (y0[:, None] < y1[None]) & (y0[None] < y1[:, None]))
     np.fill_diagonal(overlap, False)
     return bool(overlap.any())
+
+
+def _check_max_depth(max_depth):
+    if max_depth is not None and max_depth < 0:
+        raise ValueError(f"max_depth must be None or >= 0, got {max_depth}")
 
 
 def _fitted_parts(model):
