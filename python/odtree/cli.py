@@ -99,9 +99,10 @@ def _parser() -> argparse.ArgumentParser:
 
     fit = commands.add_parser(
         "fit", parents=[progress], help="fit a tree on a file and print it",
-        description="Fit an optimal classification tree on FILE and print it. FILE is a "
-                    "benchmark file (space-separated integers, the class first, 0/1 features) "
-                    "or, when it ends in .csv, a CSV file with a header.")
+        description="Fit an optimal classification (or, with --task regression, regression) "
+                    "tree on FILE and print it. FILE is a benchmark file (space-separated "
+                    "integers, the class first, 0/1 features) or, when it ends in .csv, a CSV "
+                    "file with a header.")
     fit.add_argument("file", metavar="FILE", type=Path)
     fit.add_argument("--task", choices=("classification", "regression"),
                      default="classification",
