@@ -64,7 +64,7 @@ def test_default_parameters():
         "similarity_bound": None, "child_order": None, "memory_limit": None,
         "max_cache_entries": None, "wipe_strategy": "reuses", "wipe_factor": 0.1,
         "thresholds": "quantile", "n_thresholds": 10, "criterion": "misclassification",
-        "cost_matrix": None,
+        "class_weight": None, "cost_matrix": None,
         "fast_error_function": None, "error_function": None, "anytime": None, "verbose": 0,
         "callback": None,
     }

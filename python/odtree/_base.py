@@ -4,6 +4,7 @@ the compiled search and the fitted attributes it reports."""
 from __future__ import annotations
 
 import functools
+import math
 import threading
 import time
 from numbers import Integral, Real
@@ -12,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils import assert_all_finite
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import (
     _check_sample_weight,
     check_consistent_length,
@@ -42,7 +43,8 @@ CACHE_ATTRIBUTES = {
 #: Parameter checks shared by every estimator.
 SEARCH_CONSTRAINTS: dict = {
     "max_depth": [Interval(Integral, 0, 64, closed="both"), None],
-    "min_samples_leaf": [Interval(Integral, 1, None, closed="left")],
+    "min_samples_leaf": [Interval(Integral, 1, None, closed="left"),
+                         Interval(RealNotInt, 0.0, 1.0, closed="neither")],
     "time_limit": [Interval(Real, 0, None, closed="left"), None],
     "upper_bound": [Interval(Real, None, None, closed="neither"), None],
     "max_leaf_nodes": [Interval(Integral, 1, None, closed="left"), None],
@@ -162,6 +164,78 @@ class FittedTree(BinarizedModel):
         binary_X = binarize_input(self, X)  # first: it checks that the model is fitted
         return self.tree_.apply(binary_X)
 
+    def decision_path(self, X):
+        """The nodes each row of ``X`` passes through, as scikit-learn's ``decision_path``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows to route through the tree.
+
+        Returns
+        -------
+        indicator : scipy.sparse.csr_matrix of int64, shape (n_samples, node_count)
+            ``indicator[i, j]`` is 1 when row ``i`` passes through node ``j`` of ``tree_``
+            (its leaf, ``apply(X)[i]``, included) and 0 otherwise.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from odtree import OptimalTreeClassifier
+        >>> X = np.array([[0], [1], [1], [0]])
+        >>> model = OptimalTreeClassifier(max_depth=1).fit(X, [0, 1, 1, 0])
+        >>> model.decision_path(X[:2]).toarray().tolist()
+        [[1, 1, 0], [1, 0, 1]]
+        """
+        binary_X = binarize_input(self, X)
+        return self.tree_.decision_path(binary_X)
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Impurity-based importance of each input column, as scikit-learn computes it.
+
+        Each split adds the decrease of the weighted impurity it brings (the parent's
+        ``weighted_n_node_samples * impurity`` minus its children's) to the input column its
+        binary feature tests; the sums are normalised to add up to 1 (all zeros for a single
+        leaf). The impurity is the Gini index of the node's class weights for classifiers (as
+        scikit-learn's default criterion, whatever the search optimised), and the training
+        loss of the node's rows around its own prediction for the other trees
+        (``tree_.impurity``: squared, absolute or pinball error for regressors, the distances
+        to the centroid for clusterers, the user's leaf cost for predictors).
+
+        Returns
+        -------
+        importances : ndarray of float64, shape (n_features_in_,)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from odtree import OptimalTreeClassifier
+        >>> X = np.array([[0, 5], [1, 5], [1, 6], [0, 6]])
+        >>> OptimalTreeClassifier(max_depth=1).fit(X, [0, 1, 1, 0]).feature_importances_.tolist()
+        [1.0, 0.0]
+        """
+        check_is_fitted(self)
+        tree = self.tree_
+        loss = self._node_impurity()
+        importances = np.zeros(self.n_features_in_, dtype=np.float64)
+        for node in np.flatnonzero(~tree.is_leaf_mask()):
+            decrease = (loss[node] - loss[tree.children_left[node]]
+                        - loss[tree.children_right[node]])
+            importances[self.binary_features_[tree.feature[node]].column] += decrease
+        total = importances.sum()
+        if total > 0:
+            importances /= total
+        return importances
+
+    def _node_impurity(self) -> np.ndarray:
+        """The weighted impurity of each node: what :attr:`feature_importances_` subtracts."""
+        if self.tree_.impurity is None:
+            raise AttributeError(f"this {type(self).__name__}'s tree_ holds no node impurity "
+                                 "(a model read from an older file): refit it to get "
+                                 "feature_importances_")
+        return self.tree_.impurity
+
     def get_depth(self) -> int:
         """Depth of the fitted tree (0 for a single leaf)."""
         check_is_fitted(self)
@@ -176,6 +250,45 @@ class FittedTree(BinarizedModel):
 class LeafClassifier:
     """Classification by a fitted tree's leaves: ``tree_.value`` holds each node's (weighted)
     class sums and ``node_classes_`` the class each node predicts."""
+
+    @property
+    def n_classes_(self) -> int:
+        """Number of classes (the length of ``classes_``)."""
+        return len(self.classes_)
+
+    def _node_impurity(self) -> np.ndarray:
+        """Gini impurity of each node's class weights, times the node's total weight."""
+        value = self.tree_.value[:, 0, :]
+        total = value.sum(axis=1)
+        squares = np.divide((value**2).sum(axis=1), total, out=np.zeros_like(total),
+                            where=total > 0)
+        return total - squares
+
+    def predict_log_proba(self, X) -> np.ndarray:
+        """Logarithm of :meth:`predict_proba` (``-inf`` for a class absent from the leaf).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows to classify.
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+            Columns follow ``classes_``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from odtree import OptimalTreeClassifier
+        >>> X = np.array([[0], [0], [0], [1]])
+        >>> model = OptimalTreeClassifier(max_depth=1).fit(X, [0, 0, 1, 1])
+        >>> np.exp(model.predict_log_proba([[0]])).round(3).tolist()
+        [[0.667, 0.333]]
+        """
+        proba = self.predict_proba(X)
+        with np.errstate(divide="ignore"):
+            return np.log(proba)
 
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities: the weighted class shares of the training rows in each leaf.
@@ -301,6 +414,8 @@ class OptimalTreeBase(FittedTree, BaseEstimator):
         if stopped is not None:
             time_limit = 0.0
         settings = {name: getattr(self, name) for name in self._SOLVE_SETTINGS}
+        settings["min_samples_leaf"] = resolved_min_samples_leaf(self.min_samples_leaf,
+                                                                 len(weight))
         solution = solver.solve(
             weight[kept], **settings, time_limit=time_limit,
             upper_bound=getattr(self, "upper_bound", None),  # clusterers have none
@@ -364,6 +479,22 @@ class OptimalTreeBase(FittedTree, BaseEstimator):
 
     def _binarize(self, X) -> np.ndarray:
         return binarize_input(self, X)
+
+
+def resolved_min_samples_leaf(min_samples_leaf, n_samples: int) -> int:
+    """``min_samples_leaf`` as a number of rows: a fraction in (0, 1) of the ``n_samples``
+    rows given to ``fit`` is ``ceil(fraction * n_samples)``, as in scikit-learn."""
+    if isinstance(min_samples_leaf, Integral):
+        return int(min_samples_leaf)
+    return max(1, math.ceil(min_samples_leaf * n_samples))
+
+
+def node_losses(tree: Tree, binary_X: np.ndarray, loss) -> np.ndarray:
+    """``loss(node, rows)`` of each node of ``tree`` on the rows of ``binary_X`` reaching it
+    (0 for a node no row reaches): the node impurities of :attr:`Tree.impurity`."""
+    rows = rows_per_node(tree, binary_X)
+    return np.array([float(loss(node, here)) if len(here) else 0.0
+                     for node, here in enumerate(rows)], dtype=np.float64)
 
 
 def validate_training_data(estimator, X, y, supervised=True):

@@ -8,6 +8,7 @@ from numbers import Number
 import numpy as np
 from sklearn.base import ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import StrOptions
+from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
 
 from ._base import SEARCH_CONSTRAINTS, LeafClassifier, OptimalTreeBase
@@ -28,8 +29,10 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
         Maximum number of tests on a root-to-leaf path; 0 gives a single leaf. ``None`` (no
         limit, the GOSDT setting) needs ``ccp_alpha > 0`` or ``max_leaf_nodes``: each leaf's
         penalty then bounds the depth worth searching, as the search finds cheaper trees.
-    min_samples_leaf : int, default=1
-        Minimum number of training rows (of non-zero weight) in each leaf.
+    min_samples_leaf : int or float, default=1
+        Minimum number of training rows (of non-zero weight) in each leaf. A float in (0, 1)
+        is a fraction of the rows given to ``fit``: ``ceil(min_samples_leaf * n_samples)``
+        rows, as in scikit-learn.
     time_limit : float or None, default=None
         Seconds after which the search stops and returns the best tree found so far
         (``status_ = "time_limit"``, ``optimal_ = False``). ``None`` means no limit.
@@ -105,6 +108,11 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
         ``ccp_alpha``, ``upper_bound``, ``lexicographic``, cost matrix or callback.
         (Balanced accuracy is also misclassification with each class weighted by the inverse
         of its weight, which finds the same optimum faster.)
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, as in scikit-learn: ``{label: weight}`` (classes left out
+        weigh 1), or ``"balanced"``, which weighs each class by ``n_samples / (n_classes *
+        n_rows_of_the_class)``. ``fit`` multiplies ``sample_weight`` by them, as
+        ``sklearn.utils.class_weight.compute_sample_weight(class_weight, y)`` gives them.
     cost_matrix : array-like of shape (n_classes, n_classes) or None, default=None
         ``cost_matrix[i][j]`` is the cost of predicting class j for a row of class i, in the
         order of ``classes_`` (scikit-learn's confusion-matrix orientation). Each leaf then
@@ -139,6 +147,11 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
     ----------
     classes_ : ndarray of shape (n_classes,)
         The class labels.
+    n_classes_ : int
+        Number of classes.
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        The Gini importance of each input column, as scikit-learn computes it (see
+        :attr:`FittedTree.feature_importances_`).
     class_ranking_ : ndarray of shape (n_classes,)
         Class indices in tie-break order: a leaf whose classes weigh the same predicts the one
         ranked first. ``fit`` ranks the classes by total training weight, then by index.
@@ -206,6 +219,7 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
     _parameter_constraints: dict = {
         **SEARCH_CONSTRAINTS,
         "criterion": [StrOptions({"misclassification", "f1", "balanced_accuracy"})],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
         "cost_matrix": ["array-like", None],
         "fast_error_function": [callable, None],
         "error_function": [callable, None],
@@ -218,7 +232,8 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
                  similarity_bound=None, child_order=None, memory_limit=None,
                  max_cache_entries=None, wipe_strategy="reuses", wipe_factor=0.1,
                  thresholds="quantile", n_thresholds=10, criterion="misclassification",
-                 cost_matrix=None, fast_error_function=None, error_function=None,
+                 class_weight=None, cost_matrix=None, fast_error_function=None,
+                 error_function=None,
                  anytime=None, verbose=0, callback=None):
         self.max_depth = max_depth
         self.anytime = anytime
@@ -244,6 +259,7 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
         self.thresholds = thresholds
         self.n_thresholds = n_thresholds
         self.criterion = criterion
+        self.class_weight = class_weight
         self.cost_matrix = cost_matrix
         self.fast_error_function = fast_error_function
         self.error_function = error_function
@@ -260,7 +276,8 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
         y : array-like of shape (n_samples,)
             Class labels of any type (ints, strings, ...).
         sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative row weights. Rows of weight zero are ignored entirely.
+            Non-negative row weights. Rows of weight zero are ignored entirely. They are
+            multiplied by ``class_weight``'s.
 
         Returns
         -------
@@ -280,7 +297,7 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
         y = _plain_labels(y)
         if y.dtype.kind not in "biuUS":  # ints, bools and strings are always class labels
             check_classification_targets(y)
-        weight = self._checked_weight(sample_weight, len(y))
+        weight = self._training_weight(sample_weight, y)
         self.classes_, y_encoded = np.unique(y, return_inverse=True)
         objective = self._objective(len(self.classes_), np.flatnonzero(weight > 0))
         binary_X = self._binarize_training(X, y, weight)
@@ -294,6 +311,14 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
         self.node_classes_ = solution.node_labels
         self.fit_time_ = time.perf_counter() - start
         return self
+
+    def _training_weight(self, sample_weight, y) -> np.ndarray:
+        """The weight of each training row: ``sample_weight`` (checked) times the weight
+        ``class_weight`` gives the row's class."""
+        weight = self._checked_weight(sample_weight, len(y))
+        if self.class_weight is None:
+            return weight
+        return self._checked_weight(weight * compute_sample_weight(self.class_weight, y), len(y))
 
     def _objective(self, n_classes: int, kept: np.ndarray) -> dict:
         """The objective arguments of the search, checked."""

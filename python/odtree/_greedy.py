@@ -110,6 +110,11 @@ class GreedyTreeClassifier(ClassifierMixin, LeafClassifier, FittedTree, BaseEsti
     ----------
     classes_ : ndarray of shape (n_classes,)
         The class labels.
+    n_classes_ : int
+        Number of classes.
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        The Gini importance of each input column, as scikit-learn computes it (whatever
+        ``criterion`` chose the splits).
     class_ranking_ : ndarray of shape (n_classes,)
         Class indices in tie-break order: a leaf whose classes count the same predicts the
         lowest class index, so this is ``0, 1, ...``.

@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.base import RegressorMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ._base import SEARCH_CONSTRAINTS, OptimalTreeBase
+from ._base import SEARCH_CONSTRAINTS, OptimalTreeBase, node_losses
 from ._tree import Tree
 
 
@@ -28,8 +28,9 @@ class OptimalTreeRegressor(RegressorMixin, OptimalTreeBase):
     max_depth : int or None, default=3
         Maximum number of tests on a root-to-leaf path; 0 gives a single leaf. ``None`` needs
         ``ccp_alpha > 0`` or ``max_leaf_nodes``, which bound the tree.
-    min_samples_leaf : int, default=1
-        Minimum number of training rows (of non-zero weight) in each leaf.
+    min_samples_leaf : int or float, default=1
+        Minimum number of training rows (of non-zero weight) in each leaf; a float in (0, 1)
+        is ``ceil(min_samples_leaf * n_samples)``, as in scikit-learn.
     time_limit : float or None, default=None
         Seconds after which the search returns the best tree found so far.
     upper_bound : float or None, default=None
@@ -59,6 +60,10 @@ wipe_strategy, wipe_factor, thresholds, n_thresholds, anytime, verbose, callback
     tree_ : Tree
         The fitted tree; ``tree_.value[:, 0, 0]`` is each node's prediction. With
         ``quantiles``, the first quantile's tree.
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        The decrease of the training loss (``tree_.impurity``: each node's weighted squared,
+        absolute or pinball error around its own prediction) that the splits on each input
+        column bring, normalised to sum to 1; for squared error, scikit-learn's importance.
     trees_ : list of Tree
         With ``quantiles``, one tree per quantile, in order.
     objective_ : float
@@ -155,11 +160,16 @@ cache_peak_bytes_, n_wipes_
             result = self._fit_tree(binary_X, labels, 1, weight, objective=self.criterion,
                                     targets=y[kept], quantile=float(self.quantile))
             self.tree_ = _with_values(result)
+            self.tree_.impurity = _node_losses(self.tree_, binary_X, y[kept], weight[kept],
+                                               self.criterion, float(self.quantile))
         else:
             quantiles = self._checked_quantiles()
             results = self._fit_tree(binary_X, labels, 1, weight, objective="quantiles",
                                      targets=y[kept], quantiles=quantiles)
             self.trees_ = [_with_values(result) for result in results]
+            for tree, quantile in zip(self.trees_, quantiles, strict=True):
+                tree.impurity = _node_losses(tree, binary_X, y[kept], weight[kept],
+                                             "quantile", float(quantile))
             self.tree_ = self.trees_[0]
             self.objectives_ = np.array([result.objective for result in results])
             self.objective_ = float(self.objectives_.sum())
@@ -206,3 +216,21 @@ def _with_values(solution) -> Tree:
         feature=tree.feature, value=solution.leaf_values.reshape(-1, 1, 1),
         n_node_samples=tree.n_node_samples,
         weighted_n_node_samples=tree.weighted_n_node_samples)
+
+
+def _node_losses(tree: Tree, binary_X, targets, weight, criterion: str,
+                 quantile: float) -> np.ndarray:
+    """The weighted loss of each node's training rows around the node's prediction."""
+    prediction = tree.value[:, 0, 0]
+
+    def loss(node, rows):
+        residual = targets[rows] - prediction[node]
+        if criterion == "squared_error":
+            each = residual**2
+        elif criterion == "absolute_error":
+            each = np.abs(residual)
+        else:
+            each = np.maximum(quantile * residual, (quantile - 1) * residual)
+        return np.dot(weight[rows], each)
+
+    return node_losses(tree, binary_X, loss)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import sparse
 
 TREE_LEAF = -1
 TREE_UNDEFINED = -2
@@ -28,6 +29,11 @@ class Tree:
         Training rows with non-zero weight reaching the node.
     weighted_n_node_samples : ndarray of float64, shape (node_count,)
         Their total weight.
+    impurity : ndarray of float64, shape (node_count,) or None
+        The training loss of each node were it a leaf (the objective's loss of its rows,
+        summed with their weights, without leaf penalties), where the fit computed it:
+        regressors and unsupervised trees, whose ``value`` does not give it. ``None`` for
+        classifiers, whose Gini impurity follows from ``value``.
     """
 
     children_left: np.ndarray
@@ -36,6 +42,7 @@ class Tree:
     value: np.ndarray
     n_node_samples: np.ndarray
     weighted_n_node_samples: np.ndarray
+    impurity: np.ndarray | None = None
 
     def __post_init__(self):
         self.children_left = np.asarray(self.children_left, dtype=np.int64)
@@ -46,6 +53,8 @@ class Tree:
             self.value = self.value[:, np.newaxis, :]
         self.n_node_samples = np.asarray(self.n_node_samples, dtype=np.int64)
         self.weighted_n_node_samples = np.asarray(self.weighted_n_node_samples, dtype=np.float64)
+        if self.impurity is not None:
+            self.impurity = np.asarray(self.impurity, dtype=np.float64)
 
     @property
     def node_count(self) -> int:
@@ -89,13 +98,36 @@ class Tree:
             active[rows] = ~self.is_leaf_mask()[node[rows]]
         return node
 
+    def decision_path(self, binary_X: np.ndarray) -> sparse.csr_matrix:
+        """Indicator matrix (n_samples, node_count) of the nodes each row of a binarized matrix
+        passes through, root to leaf, as scikit-learn's ``decision_path`` gives it."""
+        binary_X = np.asarray(binary_X)
+        n_rows = binary_X.shape[0]
+        node = np.zeros(n_rows, dtype=np.int64)
+        rows, nodes = [np.arange(n_rows)], [node.copy()]
+        active = np.flatnonzero(~self.is_leaf_mask()[node])
+        while len(active):
+            current = node[active]
+            goes_right = binary_X[active, self.feature[current]] != 0
+            node[active] = np.where(goes_right, self.children_right[current],
+                                    self.children_left[current])
+            rows.append(active)
+            nodes.append(node[active])
+            active = active[~self.is_leaf_mask()[node[active]]]
+        row, column = np.concatenate(rows), np.concatenate(nodes)
+        indicator = sparse.csr_matrix(
+            (np.ones(len(row), dtype=np.int64), (row, column)),
+            shape=(n_rows, self.node_count))
+        indicator.sort_indices()
+        return indicator
+
     def is_leaf_mask(self) -> np.ndarray:
         """Boolean mask of the leaves."""
         return self.children_left == TREE_LEAF
 
     def to_dict(self) -> dict:
         """JSON-ready lists; :meth:`from_dict` reads them back."""
-        return {
+        data = {
             "children_left": self.children_left.tolist(),
             "children_right": self.children_right.tolist(),
             "feature": self.feature.tolist(),
@@ -103,13 +135,16 @@ class Tree:
             "n_node_samples": self.n_node_samples.tolist(),
             "weighted_n_node_samples": self.weighted_n_node_samples.tolist(),
         }
+        if self.impurity is not None:
+            data["impurity"] = self.impurity.tolist()
+        return data
 
     @classmethod
     def from_dict(cls, data: dict) -> Tree:
         """Rebuild and check a tree from :meth:`to_dict` output."""
         tree = cls(**{key: data[key] for key in (
             "children_left", "children_right", "feature", "value",
-            "n_node_samples", "weighted_n_node_samples")})
+            "n_node_samples", "weighted_n_node_samples")}, impurity=data.get("impurity"))
         tree.validate()
         return tree
 
@@ -118,6 +153,8 @@ class Tree:
         n = self.node_count
         arrays = (self.children_left, self.children_right, self.n_node_samples,
                   self.weighted_n_node_samples)
+        if self.impurity is not None:
+            arrays += (self.impurity,)
         if n == 0 or any(len(a) != n for a in arrays) or self.value.shape[0] != n:
             raise ValueError("tree arrays must be non-empty and of equal length")
         seen = np.zeros(n, dtype=bool)

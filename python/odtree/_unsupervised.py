@@ -12,7 +12,7 @@ from sklearn.base import ClusterMixin, _fit_context
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import _num_samples, check_is_fitted
 
-from ._base import SEARCH_CONSTRAINTS, OptimalTreeBase, rows_per_node
+from ._base import SEARCH_CONSTRAINTS, OptimalTreeBase, node_losses, rows_per_node
 from ._classes import _plain_labels
 
 
@@ -56,8 +56,9 @@ class OptimalTreeClusterer(ClusterMixin, _NoLabels):
         Maximum number of tests on a root-to-leaf path.
     n_clusters : int or None, default=None
         Most clusters (leaves); ``None``: only the depth limits them.
-    min_samples_leaf : int, default=1
-        Minimum number of rows in each cluster.
+    min_samples_leaf : int or float, default=1
+        Minimum number of rows in each cluster; a float in (0, 1) is
+        ``ceil(min_samples_leaf * n_samples)``, as in scikit-learn.
     time_limit : float or None, default=None
         Seconds after which the best tree so far is returned.
     max_leaf_nodes, ccp_alpha, lexicographic, search, cache, branching, depth2_solver, \
@@ -74,6 +75,9 @@ wipe_strategy, wipe_factor, thresholds, n_thresholds, anytime, verbose, callback
         ``X``'s, or ``X_error``'s when ``fit`` was given it.
     objective_ : float
         The weighted sum of the distances to the centroids, plus leaf penalties.
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        The decrease of the weighted sum of distances to the centroid (``tree_.impurity``)
+        that the splits on each input column bring, normalised to sum to 1.
     tree_, lower_bound_, optimal_, status_, fit_time_, binarizer_, binary_feature_names_
         As in :class:`OptimalTreeClassifier`.
 
@@ -170,6 +174,9 @@ default=None
             "objective": "centroid", "points": np.ascontiguousarray(points_of(X)[kept]),
             "max_leaf_nodes": min(leaf_caps) if leaf_caps else None})
         points = points_of(X)[kept]
+        self.tree_.impurity = node_losses(self.tree_, binary_X, lambda node, rows: np.dot(
+            self._weight[rows], _lengths(points[rows] - np.average(
+                points[rows], axis=0, weights=self._weight[rows]))))
         leaves = np.flatnonzero(self.tree_.is_leaf_mask())
         self._cluster_of = np.full(self.tree_.node_count, -1, dtype=np.int64)
         self._cluster_of[leaves] = np.arange(len(leaves))
@@ -198,6 +205,19 @@ default=None
         """
         check_is_fitted(self)
         return self._cluster_of[self.apply(X)]
+
+
+def _lengths(vectors: np.ndarray) -> np.ndarray:
+    """Euclidean length of each row, scaled first so that huge coordinates do not overflow."""
+    scale = np.abs(vectors).max(axis=1, initial=0.0)
+    unit = np.divide(vectors, scale[:, np.newaxis], out=np.zeros_like(vectors),
+                     where=scale[:, np.newaxis] > 0)
+    return scale * np.linalg.norm(unit, axis=1)
+
+
+def _cost(result) -> float:
+    """The cost in what an error function returned: a number, or ``(cost, class_index)``."""
+    return float(result[0] if isinstance(result, tuple) else result)
 
 
 def _points(X) -> np.ndarray:
@@ -258,8 +278,9 @@ class OptimalTreePredictor(_NoLabels):
     ----------
     max_depth : int, default=3
         Maximum number of tests on a root-to-leaf path.
-    min_samples_leaf : int, default=1
-        Minimum number of rows in each leaf.
+    min_samples_leaf : int or float, default=1
+        Minimum number of rows in each leaf; a float in (0, 1) is
+        ``ceil(min_samples_leaf * n_samples)``, as in scikit-learn.
     time_limit : float or None, default=None
         Seconds after which the best tree so far is returned.
     upper_bound : float or None, default=None
@@ -282,6 +303,10 @@ wipe_strategy, wipe_factor, thresholds, n_thresholds, anytime, verbose, callback
     ----------
     leaf_values_ : dict
         The value of each leaf, by node id.
+    feature_importances_ : ndarray of shape (n_features_in_,)
+        The decrease of the leaf cost (``tree_.impurity``: the cost each node would have as a
+        leaf, which ``fit`` asks the error function for) that the splits on each input
+        column bring, normalised to sum to 1.
     objective_, tree_, lower_bound_, optimal_, status_, fit_time_, binarizer_
         As in :class:`OptimalTreeClassifier`.
 
@@ -364,7 +389,7 @@ wipe_strategy, wipe_factor, thresholds, n_thresholds, anytime, verbose, callback
         if (self.error_function is None) == (self.fast_error_function is None):
             raise ValueError("give exactly one of error_function and fast_error_function")
         if self.fast_error_function is not None:
-            binary_X, kept = self._fit_class_weights(X, y, sample_weight)
+            binary_X, kept, node_cost = self._fit_class_weights(X, y, sample_weight)
         else:
             user = self.error_function
 
@@ -373,6 +398,11 @@ wipe_strategy, wipe_factor, thresholds, n_thresholds, anytime, verbose, callback
                         "function": lambda rows: user(kept[rows])}
 
             binary_X, kept, _ = self._fit_unlabelled(X, sample_weight, objective_of)
+
+            def node_cost(node, rows):
+                return _cost(user(kept[rows]))
+
+        self.tree_.impurity = node_losses(self.tree_, binary_X, node_cost)
         rows = rows_per_node(self.tree_, binary_X)
         leaves = np.flatnonzero(self.tree_.is_leaf_mask())
         value = self.leaf_value_function
@@ -387,7 +417,8 @@ wipe_strategy, wipe_factor, thresholds, n_thresholds, anytime, verbose, callback
         return self
 
     def _fit_class_weights(self, X, y, sample_weight) -> tuple:
-        """Searches with ``fast_error_function`` on the class weights of ``y``."""
+        """Searches with ``fast_error_function`` on the class weights of ``y``; returns the
+        kept rows' 0/1 matrix, their positions, and the cost of a node from its rows."""
         if y is None:
             raise ValueError("fast_error_function needs the class labels y")
         X, y = self._validate_training_data(X, y)
@@ -400,7 +431,14 @@ wipe_strategy, wipe_factor, thresholds, n_thresholds, anytime, verbose, callback
                                   weight, objective="fast_error_function",
                                   function=self.fast_error_function, labelled=False)
         self._node_labels = solution.node_labels
-        return binary_X, kept
+        codes, row_weight = codes[kept], weight[kept]
+        n_classes, function = len(self.classes_), self.fast_error_function
+
+        def node_cost(node, rows):
+            return _cost(function(np.bincount(codes[rows], weights=row_weight[rows],
+                                              minlength=n_classes)))
+
+        return binary_X, kept, node_cost
 
     def predict(self, X) -> np.ndarray:
         """The value of each row's leaf.
