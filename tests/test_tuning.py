@@ -232,3 +232,15 @@ def test_same_as_grid_search_on_a_dataframe_with_weights(scoring):
     assert search.best_params_ == reference.best_params_
     assert search.feature_names_in_.tolist() == ["age", "colour", "flag"]
     np.testing.assert_array_equal(search.predict(X), reference.predict(X))
+
+
+def test_class_weight_reaches_every_refit():
+    """The folds' refits weigh rows as fit does: class_weight included."""
+    X, y = load_breast_cancer(return_X_y=True)
+    grid = {"max_depth": [1, 2], "max_leaf_nodes": [2, 3]}
+    template = OptimalTreeClassifier(class_weight="balanced")
+    ours = OptimalTreeCV(depths=(1, 2), max_leaf_nodes=[2, 3], cv=3, estimator=template).fit(X, y)
+    theirs = GridSearchCV(template, grid, cv=3).fit(X, y)
+    assert ours.best_params_ == theirs.best_params_
+    np.testing.assert_array_equal(ours.cv_results_["mean_test_score"],
+                                  theirs.cv_results_["mean_test_score"])

@@ -53,7 +53,8 @@ class _FoldRefitter:
         self.whole_fit = getattr(template, "criterion", "misclassification") != (
             "misclassification")
         self.data = (X, y, sample_weight)
-        self.weight = self.estimator._checked_weight(sample_weight, len(y))
+        # as fit weighs the rows: sample_weight times the class_weight of each row's class
+        self.weight = self.estimator._training_weight(sample_weight, _plain_labels(y))
         self.kept_rows = np.flatnonzero(self.weight > 0)
         self.objective = self.estimator._objective(len(self.estimator.classes_),
                                                    self.kept_rows)

@@ -9,6 +9,7 @@ use odtree_core::greedy::{
     GreedyLearner, RemovalOrder, Table,
 };
 use odtree_core::Stop;
+use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
@@ -93,7 +94,16 @@ impl PyDistinctTreeSearch {
         for distinct in found {
             batch.append((distinct.features, tree_to_dict(py, &distinct.tree)?))?;
         }
-        Ok((batch, stop_name(stopped, interrupted)))
+        // a Ctrl-C during the conversion would be raised as this call returns, and the batch
+        // lost with it: it stops the iteration after this batch instead
+        let mut stopped = stop_name(stopped, interrupted);
+        if let Err(error) = py.check_signals() {
+            if !error.is_instance_of::<PyKeyboardInterrupt>(py) {
+                return Err(error);
+            }
+            stopped = Some(Stop::Interrupted.as_str());
+        }
+        Ok((batch, stopped))
     }
 
     /// Runs the search on without returning the trees, until it ends, `time_limit` seconds
