@@ -15,7 +15,7 @@ from ._progress import Progress
 from ._regressor import OptimalTreeRegressor
 from ._selection import DistinctTreeSelector
 from ._serialize import from_json, to_json
-from ._sklearn_import import from_sklearn
+from ._sklearn_import import from_sklearn, to_sklearn
 from ._solver import Solution, Solver
 from ._tree import Tree
 from ._tuning import OptimalTreeCV
@@ -54,6 +54,7 @@ __all__ = [
     "export_text",
     "from_json",
     "from_sklearn",
+    "to_sklearn",
     "improve_depth",
     "plot_anytime",
     "plot_tree",

@@ -256,6 +256,13 @@ class LeafClassifier:
         """Number of classes (the length of ``classes_``)."""
         return len(self.classes_)
 
+    def to_sklearn(self):
+        """A fitted scikit-learn ``DecisionTreeClassifier`` holding this tree, for tools
+        built on scikit-learn's tree; see :func:`odtree.to_sklearn`."""
+        from ._sklearn_import import to_sklearn
+
+        return to_sklearn(self)
+
     def _node_impurity(self) -> np.ndarray:
         """Gini impurity of each node's class weights, times the node's total weight."""
         value = self.tree_.value[:, 0, :]
