@@ -198,8 +198,6 @@ def test_path_respects_max_leaf_nodes():
 
 
 def test_same_as_grid_search_with_a_criterion_that_is_no_sum():
-    if "criterion" not in OptimalTreeClassifier().get_params():
-        pytest.skip("OptimalTreeClassifier has no criterion parameter in this build")
     X, y = load_breast_cancer(return_X_y=True)
     template = OptimalTreeClassifier(criterion="f1", n_thresholds=3)
     search = OptimalTreeCV(depths=(1, 2), max_leaf_nodes=[2, 3, None], estimator=template,
