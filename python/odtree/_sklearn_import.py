@@ -201,12 +201,15 @@ def to_sklearn(model) -> DecisionTreeClassifier:
     sums = tree.value[:, 0, :]
     totals = sums.sum(axis=1, keepdims=True)
     shares = np.divide(sums, totals, out=np.zeros_like(sums), where=totals > 0)
+    # Gini impurity per node, as scikit-learn stores it (the model's is times the weight)
+    impurity = np.divide(model._node_impurity(), totals[:, 0], out=np.zeros(len(totals)),
+                         where=totals[:, 0] > 0)
     nodes = np.zeros(tree.node_count, dtype=NODE_DTYPE)
     for node in range(tree.node_count):
         row = nodes[node]
         row["n_node_samples"] = tree.n_node_samples[node]
         row["weighted_n_node_samples"] = tree.weighted_n_node_samples[node]
-        row["impurity"] = 1.0 - float(np.sum(shares[node] ** 2))
+        row["impurity"] = impurity[node]
         if tree.is_leaf(node):
             row["left_child"] = row["right_child"] = TREE_LEAF
             row["feature"], row["threshold"] = TREE_UNDEFINED, TREE_UNDEFINED

@@ -263,16 +263,8 @@ def _read_model(path: Path):
 def _read_features(path: Path, target, model):
     """The rows to predict: a benchmark file without its class column, or a CSV file's columns
     that the model was fitted on (by name when it knows the names)."""
-    if not path.is_file():
-        raise _Failure(f"{path}: no such file")
-    if path.suffix.lower() != ".csv":
-        if target is not None:
-            raise _Failure("--target applies to CSV files only; a benchmark file has its class "
-                           "in the first column")
-        try:
-            return read_benchmark_file(path)[0]
-        except (OSError, ValueError) as exc:
-            raise _Failure(str(exc)) from exc
+    if not path.is_file() or path.suffix.lower() != ".csv":
+        return _read_data(path, target)[0]  # its errors, or the benchmark file's features
     frame = _read_csv(path)
     if target is not None:
         if target not in frame.columns:
