@@ -22,7 +22,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ._binarizer import NUMERIC_DTYPES, Binarizer
+from ._binarizer import MISSING_ADVICE, NUMERIC_DTYPES, Binarizer, missing_values_hint
 from ._interrupts import note_interrupt
 from ._registry import register
 from ._solver import Solution, Solver
@@ -66,6 +66,7 @@ SEARCH_CONSTRAINTS: dict = {
     "wipe_factor": [Interval(Real, 0, 1, closed="right")],
     "thresholds": [StrOptions({"quantile", "midpoints", "tree"})],
     "n_thresholds": [Interval(Integral, 1, None, closed="left")],
+    "missing": [StrOptions({"error", "split"})],
 }
 
 
@@ -129,11 +130,16 @@ class BinarizedModel:
 
         return to_json(self)
 
+    def _missing(self) -> str:
+        """The binarizer's ``missing`` setting this estimator fits with."""
+        return getattr(self, "missing", "error")
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         tags.input_tags.categorical = True
         tags.input_tags.string = True
+        tags.input_tags.allow_nan = self._missing() == "split"
         return tags
 
 
@@ -387,7 +393,8 @@ class OptimalTreeBase(FittedTree, BaseEstimator):
 
     def _binarize_training(self, X, y, weight) -> np.ndarray:
         """Fits the binarizer on the rows of non-zero weight and returns their 0/1 matrix."""
-        self.binarizer_ = Binarizer(strategy=self.thresholds, n_thresholds=self.n_thresholds)
+        self.binarizer_ = Binarizer(strategy=self.thresholds, n_thresholds=self.n_thresholds,
+                                    missing=self.missing)
         binary_X = np.ascontiguousarray(
             self.binarizer_._fit_kept(X, y, weight, validated=True, deadline=self._deadline()),
             dtype=np.uint8)
@@ -432,6 +439,7 @@ class OptimalTreeBase(FittedTree, BaseEstimator):
         for one in solutions:
             if stopped is not None and one.status != "infeasible":
                 one.status = stopped
+            settle_missing_directions(one.tree, self.binary_features_, binary_X)
         # several quantiles give one solution per quantile; the first sets the attributes
         self._set_result(solutions[0])
         return solution
@@ -504,19 +512,23 @@ def node_losses(tree: Tree, binary_X: np.ndarray, loss) -> np.ndarray:
                      for node, here in enumerate(rows)], dtype=np.float64)
 
 
-def validate_training_data(estimator, X, y, supervised=True):
+def validate_training_data(estimator, X, y, supervised=True, missing=None):
     """X (and y when ``supervised``) checked with scikit-learn's rules for a fit of
     ``estimator``, which records the number and names of the columns; DataFrames go to the
-    binarizer unchanged."""
+    binarizer unchanged. NaN in X passes when ``missing`` (by default the estimator's
+    ``missing`` parameter) is ``"split"``."""
     if _is_dataframe(X):
         if len(X) == 0:
             raise ValueError("Found a DataFrame with 0 rows: at least one row is required")
         validate_data(estimator, X, skip_check_array=True)
         return X, _check_target(y, len(X)) if supervised else None
-    if not supervised:
-        X = validate_data(estimator, X, accept_sparse=("csr", "csc"), dtype=NUMERIC_DTYPES)
-        return _densify(X), None
-    X, y = validate_data(estimator, X, y, accept_sparse=("csr", "csc"), dtype=NUMERIC_DTYPES)
+    missing = getattr(estimator, "missing", "error") if missing is None else missing
+    checks = {"accept_sparse": ("csr", "csc"), "dtype": NUMERIC_DTYPES,
+              "ensure_all_finite": "allow-nan" if missing == "split" else True}
+    with missing_values_hint(MISSING_ADVICE):
+        if not supervised:
+            return _densify(validate_data(estimator, X, **checks)), None
+        X, y = validate_data(estimator, X, y, **checks)
     return _densify(X), y
 
 
@@ -525,11 +537,38 @@ def binarize_input(estimator, X) -> np.ndarray:
     against the columns it was fitted on."""
     check_is_fitted(estimator)
     if not _is_dataframe(X):
-        X = _densify(validate_data(estimator, X, reset=False, accept_sparse=("csr", "csc"),
-                                   dtype=NUMERIC_DTYPES))
+        split = getattr(estimator.binarizer_, "missing", "error") == "split"
+        with missing_values_hint("this model was fitted with missing='error'; fill them, or "
+                                 "refit it with missing='split'"):
+            X = _densify(validate_data(estimator, X, reset=False, accept_sparse=("csr", "csc"),
+                                       dtype=NUMERIC_DTYPES,
+                                       ensure_all_finite="allow-nan" if split else True))
     else:
         validate_data(estimator, X, reset=False, skip_check_array=True)
     return estimator.binarizer_.transform(X)
+
+
+def settle_missing_directions(tree: Tree, features, binary_X: np.ndarray) -> None:
+    """Where no training row with a missing value reaches a split on ``x <= t`` (or ``x <= t
+    or missing``), both features send the training rows the same way and the search took
+    either: make the split send missing rows to the child of more training weight, as for a
+    column without missing values (:data:`odtree._tree.UNKNOWN`). ``binary_X`` holds the
+    training rows the tree was fitted on; the tree's ``feature`` is changed in place, and
+    nothing else changes."""
+    twin = {(f.column, f.value, f.missing_holds): i for i, f in enumerate(features)
+            if f.missing_holds is not None}
+    if not twin:
+        return
+    is_missing = {f.column: i for i, f in enumerate(features) if f.kind == "missing"}
+    rows = rows_per_node(tree, binary_X)
+    goes_right = tree.unknown_goes_right()
+    for node in np.flatnonzero(~tree.is_leaf_mask()).tolist():
+        feature = features[tree.feature[node]]
+        if feature.missing_holds is None or feature.column not in is_missing:
+            continue
+        if not binary_X[rows[node], is_missing[feature.column]].any():
+            wanted = (feature.column, feature.value, bool(goes_right[node]))
+            tree.feature[node] = twin.get(wanted, tree.feature[node])
 
 
 def rows_per_node(tree: Tree, binary_X: np.ndarray) -> list[np.ndarray]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import replace
 from numbers import Integral, Real
 
@@ -23,6 +24,7 @@ from sklearn.utils.validation import (
 
 from ._features import BinaryFeature
 from ._thresholds import thresholds_of
+from ._tree import UNKNOWN
 
 COLUMN_KINDS = ("numeric", "categorical")
 #: Numeric values binarized together between two looks at the deadline.
@@ -31,6 +33,22 @@ _BLOCK_VALUES = 2**15
 #: Array dtypes read as they are (no copy to float64): floats, integers and booleans.
 NUMERIC_DTYPES = [np.float64, np.float32, np.int64, np.int32, np.int16, np.int8, np.uint64,
                   np.uint32, np.uint16, np.uint8, np.bool_]
+
+#: What to do about missing values in fit, said by every error about them.
+MISSING_ADVICE = ("fill or drop them first (sklearn.impute), or pass missing='split' to learn "
+                  "where rows with missing values go")
+
+
+@contextmanager
+def missing_values_hint(advice: str):
+    """Turn scikit-learn's error about NaN in X (which suggests other estimators) into one
+    that says ``advice``."""
+    try:
+        yield
+    except ValueError as exc:
+        if "contains NaN" not in str(exc):
+            raise
+        raise ValueError(f"Input X contains NaN (missing values): {advice}") from exc
 
 
 class Binarizer(TransformerMixin, BaseEstimator):
@@ -46,6 +64,16 @@ class Binarizer(TransformerMixin, BaseEstimator):
       ``"category"`` feature ``x == value`` per category, in sorted order, but only the first of
       two categories (the other is its complement) and none for one. A category unseen in ``fit``
       gives 0 on every feature of its column.
+
+    With ``missing="split"``, a column with missing values (NaN, None or NA) among the rows of
+    ``fit`` also gives a ``"missing"`` feature ``x is missing``; its ``x = value`` features fail
+    on missing rows, and each threshold of a numeric one gives two features, ``x <= t`` (missing
+    rows fail it) and ``x <= t or missing`` (they pass it), so that the search picks where
+    missing rows go at each split. Such a column's thresholds are computed from its present
+    values. A value missing in ``transform`` but in no row of ``fit`` fails every
+    ``x = value`` test of its column, as an unseen category does, and gives
+    ``odtree._tree.UNKNOWN`` (2) on the ``x <= t`` and 0/1 features of a numeric column: a
+    tree sends such a row to the child that held more training weight.
 
     Zero-weight rows are ignored as if absent; integer weights act exactly as repeated rows.
 
@@ -67,6 +95,10 @@ class Binarizer(TransformerMixin, BaseEstimator):
     max_categories : int or None, default=None
         Keep only this many categories per categorical column, the ones of largest total weight
         (ties go to the first in sorted order). ``None`` keeps them all.
+    missing : {"error", "split"}, default="error"
+        ``"error"``: a missing value (NaN, None or NA) raises ValueError, so that a data bug
+        does not pass silently. ``"split"``: missing values become features of their own (see
+        above). Infinite values raise either way.
 
     Attributes
     ----------
@@ -115,12 +147,15 @@ class Binarizer(TransformerMixin, BaseEstimator):
         "strategy": [StrOptions({"quantile", "midpoints", "tree"})],
         "n_thresholds": [Interval(Integral, 1, None, closed="left")],
         "max_categories": [Interval(Integral, 1, None, closed="left"), None],
+        "missing": [StrOptions({"error", "split"})],
     }
 
-    def __init__(self, strategy="quantile", n_thresholds=10, max_categories=None):
+    def __init__(self, strategy="quantile", n_thresholds=10, max_categories=None,
+                 missing="error"):
         self.strategy = strategy
         self.n_thresholds = n_thresholds
         self.max_categories = max_categories
+        self.missing = missing
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, sample_weight=None):
@@ -129,8 +164,9 @@ class Binarizer(TransformerMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or pandas DataFrame of shape (n_samples, n_features)
-            Training data without missing or infinite values. Arrays are numeric; a DataFrame
-            may also hold categorical columns.
+            Training data without infinite values, and without missing ones unless
+            ``missing="split"``. Arrays are numeric; a DataFrame may also hold categorical
+            columns.
         y : array-like of shape (n_samples,), default=None
             Targets; needed only by ``strategy="tree"``.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -229,24 +265,38 @@ class Binarizer(TransformerMixin, BaseEstimator):
         return self._binary_matrix(numeric, categorical)
 
     def _binary_matrix(self, numeric, categorical) -> np.ndarray:
-        """The binary features of validated data (``_read``'s numeric and categorical parts)."""
+        """The binary features of validated data (``_read``'s numeric and categorical parts);
+        :data:`~odtree._tree.UNKNOWN` where a missing value meets a feature that has no
+        direction for it."""
         features = self.features_
         column = np.array([f.column for f in features], dtype=np.intp)
         if self._passes_through(column):
             return self._checked_binary(numeric, np.arange(len(features)))
         binary_X = np.zeros((numeric.shape[0], len(features)), dtype=np.uint8)
+        kind = np.array([f.kind for f in features], dtype=object)
 
-        is_threshold = np.array([f.kind == "threshold" for f in features], dtype=bool)
+        is_threshold = kind == "threshold"
         thresholds = np.array([f.value for f in features if f.kind == "threshold"], dtype=float)
-        binary_X[:, is_threshold] = numeric[:, column[is_threshold]] <= thresholds
+        values = numeric[:, column[is_threshold]]
+        binary_X[:, is_threshold] = values <= thresholds  # False where missing
+        if self.missing == "split" and numeric.dtype.kind == "f":
+            missing = np.isnan(values)
+            if missing.any():
+                holds = [f.missing_holds for f in features if f.kind == "threshold"]
+                fill = np.array([UNKNOWN if h is None else int(h) for h in holds], np.uint8)
+                binary_X[:, is_threshold] = np.where(missing, fill, binary_X[:, is_threshold])
 
-        is_binary = np.array([f.kind == "binary" for f in features], dtype=bool)
+        is_binary = kind == "binary"
         binary_X[:, is_binary] = self._checked_binary(numeric[:, column[is_binary]],
                                                       np.flatnonzero(is_binary))
 
         for i, feature in enumerate(features):
             if feature.kind == "category":
                 binary_X[:, i] = categorical[feature.column] == feature.value
+            elif feature.kind == "missing":
+                binary_X[:, i] = (_is_missing(categorical[feature.column])
+                                  if feature.column in categorical
+                                  else np.isnan(numeric[:, feature.column]))
         return binary_X
 
     def _passes_through(self, column) -> bool:
@@ -257,7 +307,15 @@ class Binarizer(TransformerMixin, BaseEstimator):
 
     def _checked_binary(self, passed, positions) -> np.ndarray:
         """``passed`` (the values of the 0/1 features at ``positions``) as uint8, after
-        checking that they still hold only 0 and 1."""
+        checking that they still hold only 0 and 1; :data:`~odtree._tree.UNKNOWN` where they
+        are missing (with ``missing="split"``)."""
+        missing = None
+        if self.missing == "split" and passed.dtype.kind == "f":
+            missing = np.isnan(passed)
+            if missing.any():
+                passed = np.where(missing, 0.0, passed)
+            else:
+                missing = None
         binary = passed.astype(np.uint8)
         if passed.dtype.kind in "ub":  # unsigned: nothing below 0
             wrong = np.flatnonzero((passed > 1).any(axis=0))
@@ -267,6 +325,8 @@ class Binarizer(TransformerMixin, BaseEstimator):
             name = self.features_[positions[wrong[0]]].column_name
             raise ValueError(f"column {name!r} held only 0 and 1 in fit but holds other values "
                              "now; refit the binarizer on data that shows all its values")
+        if missing is not None:
+            binary[missing] = UNKNOWN
         return binary
 
     def get_feature_names_out(self, input_features=None):
@@ -365,6 +425,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.transformer_tags.preserves_dtype = []  # the output is always uint8
+        tags.input_tags.allow_nan = self.missing == "split"
         return tags
 
     def _read(self, X, reset, validated=False):
@@ -372,33 +433,43 @@ class Binarizer(TransformerMixin, BaseEstimator):
         (categorical columns left at 0), a dict column -> object array of the categorical
         columns, and the kind of every column."""
         kinds = None if reset else self.column_kinds_
+        split = self.missing == "split"
         if not _is_dataframe(X):
             if kinds is None or "categorical" not in kinds:
-                X = validate_data(self, X, reset=reset, dtype=NUMERIC_DTYPES,
-                                  skip_check_array=validated)
+                with missing_values_hint(MISSING_ADVICE):
+                    X = validate_data(self, X, reset=reset, dtype=NUMERIC_DTYPES,
+                                      skip_check_array=validated,
+                                      ensure_all_finite="allow-nan" if split else True)
                 return X, {}, kinds or ["numeric"] * X.shape[1]
             import pandas as pd  # fitted on a DataFrame with categorical columns
 
             X = pd.DataFrame(check_array(X, dtype=None, ensure_all_finite=False))
+        import pandas as pd
+
         validate_data(self, X, reset=reset, skip_check_array=True)
         if X.shape[0] < 1 or X.shape[1] < 1:
             raise ValueError(f"Found a DataFrame of shape {X.shape}: Binarizer needs at least one "
                              "row and one column")
         names = _column_names(self)
         missing = X.isna().any().to_numpy()
-        if missing.any():
+        if missing.any() and not split:
             raise ValueError(f"column {names[np.argmax(missing)]!r} has missing values "
-                             "(NaN, None or NA); fill or drop them before binarizing")
+                             f"(NaN, None or NA); {MISSING_ADVICE}")
         if kinds is None:
             kinds = [_column_kind(dtype, name) for dtype, name in zip(X.dtypes, names, strict=True)]
         numeric_columns = [j for j, kind in enumerate(kinds) if kind == "numeric"]
         numeric = np.zeros(X.shape, dtype=np.float64)
-        numeric[:, numeric_columns] = X.iloc[:, numeric_columns].to_numpy(dtype=np.float64)
-        infinite = ~np.isfinite(numeric).all(axis=0)
+        numeric[:, numeric_columns] = X.iloc[:, numeric_columns].to_numpy(dtype=np.float64,
+                                                                          na_value=np.nan)
+        infinite = np.isinf(numeric).any(axis=0)
         if infinite.any():
             raise ValueError(f"column {names[np.argmax(infinite)]!r} has infinite values")
-        categorical = {j: X.iloc[:, j].to_numpy(dtype=object)
-                       for j, kind in enumerate(kinds) if kind == "categorical"}
+        categorical = {}
+        for j, kind in enumerate(kinds):
+            if kind == "categorical":
+                categorical[j] = X.iloc[:, j].to_numpy(dtype=object)
+                if missing[j]:  # None for NaN and NA too, which compare safely
+                    categorical[j] = np.where(pd.isna(categorical[j]), None, categorical[j])
         return numeric, categorical, kinds
 
     def _greedy_tree_thresholds(self, numeric, y, weight, kinds, zero_one):
@@ -421,43 +492,67 @@ class Binarizer(TransformerMixin, BaseEstimator):
         if zero_one.all():  # every column passes through: nothing to bin
             return [BinaryFeature(j, names[j], "binary")
                     for j in range(first, first + len(zero_one))]
-        binned = np.flatnonzero(~zero_one)
-        tree = [(i, tree_thresholds[first + j]) for i, j in enumerate(binned.tolist())
-                if first + j in tree_thresholds]
-        per_column = np.ones(len(zero_one), dtype=np.intp)
-        thresholds = []
-        if len(binned):
-            per_column[binned], thresholds = thresholds_of(
-                block[:, binned], weight, self.strategy, self.n_thresholds, tree)
-        is_threshold = np.repeat(~zero_one, per_column)
-        value = np.zeros(len(is_threshold))
-        value[is_threshold] = thresholds
-        column = np.repeat(np.arange(first, first + len(zero_one)), per_column)
-        return [BinaryFeature(j, names[j], "threshold", t) if threshold
-                else BinaryFeature(j, names[j], "binary")
-                for j, t, threshold in zip(column.tolist(), value.tolist(),
-                                           is_threshold.tolist(), strict=True)]
+        gappy = np.zeros(len(zero_one), dtype=bool)
+        if self.missing == "split" and block.dtype.kind == "f":
+            gappy = np.isnan(block).any(axis=0)  # such columns are never 0/1 columns
+        thresholds = {}  # position in the block -> the column's thresholds
+        complete = np.flatnonzero(~zero_one & ~gappy)
+        if len(complete):
+            tree = [(i, tree_thresholds[first + j]) for i, j in enumerate(complete.tolist())
+                    if first + j in tree_thresholds]
+            counts, values = thresholds_of(block[:, complete], weight, self.strategy,
+                                           self.n_thresholds, tree)
+            thresholds.update(zip(complete.tolist(), np.split(values, np.cumsum(counts)[:-1]),
+                                  strict=True))
+        for j in np.flatnonzero(gappy).tolist():  # thresholds from the present values
+            present = ~np.isnan(block[:, j])
+            thresholds[j] = np.empty(0)
+            if present.any():
+                tree = [(0, tree_thresholds[first + j])] if first + j in tree_thresholds else []
+                thresholds[j] = thresholds_of(block[present, j:j + 1], weight[present],
+                                              self.strategy, self.n_thresholds, tree)[1]
+        features = []
+        for j in range(len(zero_one)):
+            column, name = first + j, names[first + j]
+            if zero_one[j]:
+                features.append(BinaryFeature(column, name, "binary"))
+            elif not gappy[j]:
+                features += [BinaryFeature(column, name, "threshold", t)
+                             for t in thresholds[j].tolist()]
+            elif not np.isnan(block[:, j]).all():  # a column missing everywhere tells nothing
+                features += [BinaryFeature(column, name, "threshold", t, missing_holds=holds)
+                             for t in thresholds[j].tolist() for holds in (False, True)]
+                features.append(BinaryFeature(column, name, "missing"))
+        return features
 
     def _category_features(self, j, name, column, weight):
-        """Features of categorical column ``j`` from its non-zero-weight values ``column``."""
+        """Features of categorical column ``j`` from its non-zero-weight values ``column``
+        (``None`` where missing)."""
         categories, codes = category_codes(column, name)
-        totals = np.bincount(codes, weights=weight, minlength=len(categories))
+        present = codes >= 0
+        totals = np.bincount(codes[present], weights=weight[present], minlength=len(categories))
         heaviest = np.argsort(-totals, kind="stable")[:self.max_categories]
         kept = sorted(heaviest.tolist())
-        if len(categories) < 2:
+        features = []
+        if present.all():
+            if len(categories) < 2:
+                kept = []
+            elif len(kept) == len(categories) == 2:
+                kept = kept[:1]  # the second category is the complement of the first
+        elif present.any():  # "x is missing", and x = v unless it is its complement
+            features = [BinaryFeature(j, name, "missing")]
+            if len(categories) < 2:
+                kept = []
+        else:  # missing everywhere: nothing to tell apart
             kept = []
-        elif len(kept) == len(categories) == 2:
-            kept = kept[:1]  # the second category is the complement of the first
-        return [BinaryFeature(j, name, "category", categories[i]) for i in kept]
-
-
+        return [BinaryFeature(j, name, "category", categories[i]) for i in kept] + features
 def category_codes(column, name) -> tuple[list, np.ndarray]:
-    """The categories of ``column`` (an object array without missing values) in sorted order
-    (mixed types by their text, then type name), and each row's code: the position of its
-    category in that order. ``name`` names the column in errors.
+    """The categories of ``column`` (an object array) in sorted order (mixed types by their
+    text, then type name), and each row's code: the position of its category in that order,
+    or -1 where the value is missing (None, NaN or NA). ``name`` names the column in errors.
 
-    >>> category_codes(np.array(["b", "a", "b"], dtype=object), "x0")
-    (['a', 'b'], array([1, 0, 1]))
+    >>> category_codes(np.array(["b", "a", None, "b"], dtype=object), "x0")
+    (['a', 'b'], array([ 1,  0, -1,  1]))
     """
     import pandas as pd
 
@@ -468,8 +563,9 @@ def category_codes(column, name) -> tuple[list, np.ndarray]:
     except TypeError:  # mixed types
         order = sorted(range(len(categories)),
                        key=lambda i: (str(categories[i]), type(categories[i]).__name__))
-    rank = np.empty(len(order), dtype=np.intp)
+    rank = np.empty(len(order) + 1, dtype=np.intp)
     rank[order] = np.arange(len(order))
+    rank[-1] = -1  # pandas' code of a missing value
     return [categories[i] for i in order], rank[codes]
 
 
@@ -513,6 +609,11 @@ def _column_kind(dtype, name) -> str:
                     "it to a number or to a category")
 
 
+def _is_missing(column) -> np.ndarray:
+    """Where an object column read by ``Binarizer._read`` is missing (None there)."""
+    return np.array([value is None for value in column], dtype=bool)
+
+
 def _category_value(value, name):
     """A category as a plain Python str, int, float or bool (so that it can go to JSON)."""
     if isinstance(value, np.generic):
@@ -536,12 +637,13 @@ def _check_fitted_state(n_features, kinds, names, features) -> None:
         value = feature.value
         if not 0 <= feature.column < n_features:
             raise ValueError(f"feature column {feature.column} is not in range({n_features})")
-        expected = "categorical" if feature.kind == "category" else "numeric"
+        expected = {"category": "categorical", "missing": kinds[feature.column]}.get(
+            feature.kind, "numeric")
         if kinds[feature.column] != expected:
             raise ValueError(f"a {feature.kind} feature needs a {expected} column, but column "
                              f"{feature.column} is {kinds[feature.column]}")
-        if feature.kind == "binary" and value is not None:
-            raise ValueError(f"a binary feature has value {value!r}")
+        if feature.kind in ("binary", "missing") and value is not None:
+            raise ValueError(f"a {feature.kind} feature has value {value!r}")
         if feature.kind == "threshold" and (isinstance(value, bool) or not isinstance(value, Real)
                                             or not np.isfinite(value)):
             raise ValueError(f"threshold {value!r} is not a finite number")

@@ -27,6 +27,7 @@ from ._base import (
     BinarizedModel,
     binarize_input,
     rows_per_node,
+    settle_missing_directions,
     validate_training_data,
 )
 from ._binarizer import Binarizer
@@ -101,7 +102,7 @@ class _OptimalBoosting(ClassifierMixin, BinarizedModel, BaseEstimator):
         start = time.monotonic()
         template = self._template()
         _check_no_missing_labels(y)
-        X, y = validate_training_data(self, X, y)
+        X, y = validate_training_data(self, X, y, missing=template.missing)
         y = _plain_labels(y)
         if y.dtype.kind not in "biuUS":
             check_classification_targets(y)
@@ -112,7 +113,7 @@ class _OptimalBoosting(ClassifierMixin, BinarizedModel, BaseEstimator):
         master = self._master(len(codes))
         deadline = None if self.time_limit is None else start + self.time_limit
         self.binarizer_ = Binarizer(strategy=template.thresholds,
-                                    n_thresholds=template.n_thresholds)
+                                    n_thresholds=template.n_thresholds, missing=template.missing)
         binary = np.ascontiguousarray(self.binarizer_._fit_kept(
             X, y, np.ones(len(codes)), validated=True, deadline=deadline), dtype=np.uint8)
         self.binary_features_ = list(self.binarizer_.features_)
@@ -120,6 +121,10 @@ class _OptimalBoosting(ClassifierMixin, BinarizedModel, BaseEstimator):
                                               dtype=object)
         self._grow(template, binary, codes, master, start, deadline)
         return self
+
+    def _missing(self) -> str:
+        """The ``missing`` setting of the trees' estimator, which the forest binarizes with."""
+        return getattr(self.estimator, "missing", "error")
 
     def _template(self) -> OptimalTreeClassifier:
         """The unfitted tree whose search settings each pricing uses."""
@@ -289,6 +294,7 @@ class _Pricer:
                                          max_leaf_nodes=self.template.max_leaf_nodes)
             tree, lower_bound, status = solution.tree, solution.lower_bound, solution.status
             objective, cache = solution.objective, solution.cache
+        settle_missing_directions(tree, self.forest.binary_features_, self.binary)
         node_classes = self._node_classes(tree.value)
         correct = node_classes[tree.apply(self.binary)] == self.codes
         edge = float(u @ np.where(correct, 1.0, -1.0))
@@ -373,10 +379,11 @@ class LPBoostClassifier(_OptimalBoosting):
     min_samples_leaf : int, default=1
         The fewest training rows in a leaf.
     estimator : OptimalTreeClassifier or None, default=None
-        Its other search settings (``search``, ``cache``, ``thresholds``, ``max_leaf_nodes``,
-        ...) shape every tree; its ``max_depth``, ``min_samples_leaf`` and ``time_limit`` are
-        replaced by the forest's. It must keep the plain misclassification (no
-        ``cost_matrix``, error function, ``upper_bound`` or ``ccp_alpha``).
+        Its other search settings (``search``, ``cache``, ``thresholds``, ``missing``,
+        ``max_leaf_nodes``, ...) shape every tree; its ``max_depth``, ``min_samples_leaf``
+        and ``time_limit`` are replaced by the forest's. It must keep the plain
+        misclassification (no ``cost_matrix``, error function, ``upper_bound`` or
+        ``ccp_alpha``).
     form : {"thesis", "demiriz"}, default="thesis"
         The LP: the thesis's (eqs. 6.9-6.10, ``max rho - D sum xi`` with tree weights summing
         to 1) or Demiriz et al.'s (``min sum a + D sum xi`` with margins of at least 1).

@@ -97,6 +97,13 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
         How numeric columns become binary features (see :class:`Binarizer`).
     n_thresholds : int, default=10
         Thresholds per numeric column for ``thresholds="quantile"``.
+    missing : {"error", "split"}, default="error"
+        What missing values (NaN, None or NA) in ``X`` do. ``"error"``: ``fit`` and
+        ``predict`` raise ValueError, so that a data bug does not pass silently.
+        ``"split"``: a column with missing values gets a feature ``x is missing``, and each
+        of its thresholds two features, ``x <= t`` and ``x <= t or missing``, so the tree
+        learns at each split where the rows with a missing value go, and is optimal over
+        these features (see :class:`Binarizer` and the guide's "Missing values").
     criterion : {"misclassification", "f1", "balanced_accuracy"}, default="misclassification"
         What the tree optimises. ``"f1"`` and ``"balanced_accuracy"`` (two classes only, the
         positive class being ``classes_[1]``) maximise the training F1-score or balanced
@@ -231,7 +238,8 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
                  branching=None, depth2_solver=None, incremental_counting=None,
                  similarity_bound=None, child_order=None, memory_limit=None,
                  max_cache_entries=None, wipe_strategy="reuses", wipe_factor=0.1,
-                 thresholds="quantile", n_thresholds=10, criterion="misclassification",
+                 thresholds="quantile", n_thresholds=10, missing="error",
+                 criterion="misclassification",
                  class_weight=None, cost_matrix=None, fast_error_function=None,
                  error_function=None,
                  anytime=None, verbose=0, callback=None):
@@ -258,6 +266,7 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
         self.wipe_factor = wipe_factor
         self.thresholds = thresholds
         self.n_thresholds = n_thresholds
+        self.missing = missing
         self.criterion = criterion
         self.class_weight = class_weight
         self.cost_matrix = cost_matrix

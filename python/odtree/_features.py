@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-KINDS = ("binary", "threshold", "category")
+KINDS = ("binary", "threshold", "category", "missing")
 
 
 @dataclass(frozen=True)
@@ -21,28 +21,44 @@ class BinaryFeature:
         Index of the original input column.
     column_name : str
         Readable name of that column (``feature_names_in_`` or ``x{column}``).
-    kind : {"binary", "threshold", "category"}
+    kind : {"binary", "threshold", "category", "missing"}
         ``"binary"``: the column already holds 0/1 and is used as is.
         ``"threshold"``: the test is ``column <= value``.
-        ``"category"``: the test is ``column == value`` (one-hot).
+        ``"category"``: the test is ``column == value`` (one-hot); it fails on a missing value.
+        ``"missing"``: the test is "the value is missing" (NaN, None or NA).
     value : float, str or None
-        The threshold or the category; ``None`` for ``"binary"``.
+        The threshold or the category; ``None`` for ``"binary"`` and ``"missing"``.
+    missing_holds : bool or None, default=None
+        Threshold features only: whether the test holds on a row whose value is missing, so
+        that such rows go right (``True``) or left (``False``). ``None``: the column had no
+        missing values in ``fit``; a tree sends a row missing there to the child that held
+        more training weight.
 
     Examples
     --------
     >>> f = BinaryFeature(0, "age", "threshold", 37.5)
     >>> f.name, f.negation
     ('age <= 37.5', 'age > 37.5')
+    >>> f = BinaryFeature(0, "age", "threshold", 37.5, missing_holds=True)
+    >>> f.name, f.negation
+    ('age <= 37.5 or missing', 'age > 37.5')
+    >>> BinaryFeature(0, "age", "missing").name
+    'age is missing'
     """
 
     column: int
     column_name: str
     kind: str
     value: Any = None
+    missing_holds: bool | None = None
 
     def __post_init__(self):
         if self.kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, got {self.kind!r}")
+        if self.missing_holds is not None and (self.kind != "threshold"
+                                               or not isinstance(self.missing_holds, bool)):
+            raise ValueError("missing_holds must be None, or a bool on a threshold feature; "
+                             f"got {self.missing_holds!r} on a {self.kind} feature")
 
     @property
     def name(self) -> str:
@@ -50,7 +66,10 @@ class BinaryFeature:
         if self.kind == "binary":
             return f"{self.column_name} = 1"
         if self.kind == "threshold":
-            return f"{self.column_name} <= {_fmt(self.value)}"
+            text = f"{self.column_name} <= {_fmt(self.value)}"
+            return text + " or missing" if self.missing_holds else text
+        if self.kind == "missing":
+            return f"{self.column_name} is missing"
         return f"{self.column_name} = {self.value}"
 
     @property
@@ -59,7 +78,10 @@ class BinaryFeature:
         if self.kind == "binary":
             return f"{self.column_name} = 0"
         if self.kind == "threshold":
-            return f"{self.column_name} > {_fmt(self.value)}"
+            text = f"{self.column_name} > {_fmt(self.value)}"
+            return text + " or missing" if self.missing_holds is False else text
+        if self.kind == "missing":
+            return f"{self.column_name} is not missing"
         return f"{self.column_name} != {self.value}"
 
     def to_dict(self) -> dict:
@@ -67,13 +89,17 @@ class BinaryFeature:
         value = self.value
         if isinstance(value, float | int) and not isinstance(value, bool):
             value = float(value) if self.kind == "threshold" else value
-        return {"column": int(self.column), "column_name": self.column_name,
+        data = {"column": int(self.column), "column_name": self.column_name,
                 "kind": self.kind, "value": _json_value(value)}
+        if self.missing_holds is not None:  # left out otherwise, as older files have it
+            data["missing_holds"] = self.missing_holds
+        return data
 
     @classmethod
     def from_dict(cls, data: dict) -> BinaryFeature:
         """Rebuild a feature from :meth:`to_dict` output."""
-        return cls(int(data["column"]), str(data["column_name"]), data["kind"], data["value"])
+        return cls(int(data["column"]), str(data["column_name"]), data["kind"], data["value"],
+                   data.get("missing_holds"))
 
 
 def _fmt(value: float) -> str:

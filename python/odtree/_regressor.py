@@ -50,7 +50,8 @@ class OptimalTreeRegressor(RegressorMixin, OptimalTreeBase):
         it gets the best single leaf); only ``lexicographic`` is not offered.
     max_leaf_nodes, ccp_alpha, lexicographic, search, cache, branching, depth2_solver, \
 incremental_counting, similarity_bound, child_order, memory_limit, max_cache_entries, \
-wipe_strategy, wipe_factor, thresholds, n_thresholds, anytime, verbose, callback
+wipe_strategy, wipe_factor, thresholds, n_thresholds, missing, anytime, verbose, \
+callback
         As in :class:`OptimalTreeClassifier`; ``ccp_alpha`` adds ``ccp_alpha`` times the
         total training weight per leaf, which is scikit-learn's criterion for weighted mean
         impurities.
@@ -99,7 +100,7 @@ cache_peak_bytes_, n_wipes_
                  depth2_solver=None, incremental_counting=None, similarity_bound=None,
                  child_order=None, memory_limit=None, max_cache_entries=None,
                  wipe_strategy="reuses", wipe_factor=0.1, thresholds="quantile",
-                 n_thresholds=10,
+                 n_thresholds=10, missing="error",
                  anytime=None, verbose=0, callback=None):
         self.max_depth = max_depth
         self.anytime = anytime
@@ -127,6 +128,7 @@ cache_peak_bytes_, n_wipes_
         self.wipe_factor = wipe_factor
         self.thresholds = thresholds
         self.n_thresholds = n_thresholds
+        self.missing = missing
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):

@@ -9,6 +9,11 @@ from scipy import sparse
 
 TREE_LEAF = -1
 TREE_UNDEFINED = -2
+#: The entry of a binarized matrix whose test cannot be evaluated: a missing value, with
+#: ``missing="split"``, in a column that had none in ``fit``. :meth:`Tree.apply` sends such a
+#: row to the child that held more training weight (the left one, where the test fails, on
+#: ties), as scikit-learn does for features without missing values in training.
+UNKNOWN = 2
 
 
 @dataclass
@@ -92,11 +97,26 @@ class Tree:
         while active.any():
             rows = np.flatnonzero(active)
             current = node[rows]
-            goes_right = binary_X[rows, self.feature[current]] != 0
+            goes_right = self._goes_right(binary_X[rows, self.feature[current]], current)
             node[rows] = np.where(goes_right, self.children_right[current],
                                   self.children_left[current])
             active[rows] = ~self.is_leaf_mask()[node[rows]]
         return node
+
+    def unknown_goes_right(self) -> np.ndarray:
+        """For each node, whether a row whose tested entry is :data:`UNKNOWN` goes right:
+        where the right child holds strictly more training weight than the left one."""
+        right = self.weighted_n_node_samples[self.children_right]
+        left = self.weighted_n_node_samples[self.children_left]
+        return ~self.is_leaf_mask() & (right > left)
+
+    def _goes_right(self, entries: np.ndarray, nodes: np.ndarray) -> np.ndarray:
+        """Whether rows whose tested entries at ``nodes`` are ``entries`` go right."""
+        goes_right = entries != 0
+        unknown = entries == UNKNOWN
+        if unknown.any():
+            goes_right = np.where(unknown, self.unknown_goes_right()[nodes], goes_right)
+        return goes_right
 
     def decision_path(self, binary_X: np.ndarray) -> sparse.csr_matrix:
         """Indicator matrix (n_samples, node_count) of the nodes each row of a binarized matrix
@@ -108,7 +128,7 @@ class Tree:
         active = np.flatnonzero(~self.is_leaf_mask()[node])
         while len(active):
             current = node[active]
-            goes_right = binary_X[active, self.feature[current]] != 0
+            goes_right = self._goes_right(binary_X[active, self.feature[current]], current)
             node[active] = np.where(goes_right, self.children_right[current],
                                     self.children_left[current])
             rows.append(active)

@@ -320,7 +320,7 @@ class OptimalTreeCV(ClassifierMixin, BaseEstimator):
         grid = self._grid()
         template = self._template()
         _check_no_missing_labels(y)
-        X, y = validate_training_data(self, X, y)
+        X, y = validate_training_data(self, X, y, missing=template.missing)
         y = _plain_labels(y)
         if y.dtype.kind not in "biuUS":  # as OptimalTreeClassifier.fit checks them
             check_classification_targets(y)
@@ -495,8 +495,8 @@ class OptimalTreeCV(ClassifierMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        template = OptimalTreeClassifier().__sklearn_tags__()
-        tags.input_tags = template.input_tags
+        estimator = OptimalTreeClassifier() if self.estimator is None else self.estimator
+        tags.input_tags = estimator.__sklearn_tags__().input_tags
         return tags
 
 

@@ -63,7 +63,8 @@ class OptimalTreeClusterer(ClusterMixin, _NoLabels):
         Seconds after which the best tree so far is returned.
     max_leaf_nodes, ccp_alpha, lexicographic, search, cache, branching, depth2_solver, \
 incremental_counting, similarity_bound, child_order, memory_limit, max_cache_entries, \
-wipe_strategy, wipe_factor, thresholds, n_thresholds, anytime, verbose, callback
+wipe_strategy, wipe_factor, thresholds, n_thresholds, missing, anytime, verbose, \
+callback
         As in :class:`OptimalTreeClassifier`.
 
     Attributes
@@ -109,7 +110,7 @@ wipe_strategy, wipe_factor, thresholds, n_thresholds, anytime, verbose, callback
                  cache=None, branching=None, depth2_solver=None, incremental_counting=None,
                  similarity_bound=None, child_order=None, memory_limit=None,
                  max_cache_entries=None, wipe_strategy="reuses", wipe_factor=0.1,
-                 thresholds="quantile", n_thresholds=10,
+                 thresholds="quantile", n_thresholds=10, missing="error",
                  anytime=None, verbose=0, callback=None):
         self.max_depth = max_depth
         self.anytime = anytime
@@ -134,6 +135,7 @@ wipe_strategy, wipe_factor, thresholds, n_thresholds, anytime, verbose, callback
         self.wipe_factor = wipe_factor
         self.thresholds = thresholds
         self.n_thresholds = n_thresholds
+        self.missing = missing
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, sample_weight=None, *, X_error=None):
@@ -223,10 +225,15 @@ def _cost(result) -> float:
 def _points(X) -> np.ndarray:
     """X as float coordinates, or a clear error for columns that are not numbers."""
     try:
-        return np.asarray(X, dtype=np.float64)
+        points = np.asarray(X, dtype=np.float64)
     except (TypeError, ValueError) as error:
         raise ValueError("OptimalTreeClusterer measures distances between rows, so every "
                          f"column of X must be numeric ({error})") from error
+    if np.isnan(points).any():
+        raise ValueError("OptimalTreeClusterer measures distances between the rows of X, "
+                         "which has missing values: give the vectors to cluster without "
+                         "them as fit(X, X_error=...)")
+    return points
 
 
 def _is_matrix(y) -> bool:
@@ -296,7 +303,8 @@ class OptimalTreePredictor(_NoLabels):
         node id.
     max_leaf_nodes, ccp_alpha, lexicographic, search, cache, branching, depth2_solver, \
 incremental_counting, similarity_bound, child_order, memory_limit, max_cache_entries, \
-wipe_strategy, wipe_factor, thresholds, n_thresholds, anytime, verbose, callback
+wipe_strategy, wipe_factor, thresholds, n_thresholds, missing, anytime, verbose, \
+callback
         As in :class:`OptimalTreeClassifier`.
 
     Attributes
@@ -337,7 +345,7 @@ wipe_strategy, wipe_factor, thresholds, n_thresholds, anytime, verbose, callback
                  branching=None, depth2_solver=None, incremental_counting=None,
                  similarity_bound=None, child_order=None, memory_limit=None,
                  max_cache_entries=None, wipe_strategy="reuses", wipe_factor=0.1,
-                 thresholds="quantile", n_thresholds=10,
+                 thresholds="quantile", n_thresholds=10, missing="error",
                  anytime=None, verbose=0, callback=None):
         self.max_depth = max_depth
         self.anytime = anytime
@@ -365,6 +373,7 @@ wipe_strategy, wipe_factor, thresholds, n_thresholds, anytime, verbose, callback
         self.wipe_factor = wipe_factor
         self.thresholds = thresholds
         self.n_thresholds = n_thresholds
+        self.missing = missing
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, sample_weight=None):
