@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.validation import check_is_fitted
@@ -148,10 +150,13 @@ def to_sklearn(model) -> DecisionTreeClassifier:
 
     Tools built on scikit-learn's tree (``sklearn.tree.plot_tree``, ``export_text``,
     ``export_graphviz``, dtreeviz) then accept an odtree classifier. Each test is written on
-    the original column: a threshold test ``x <= t`` keeps ``t``, and a 0/1 column is tested
-    by ``x <= 0.5``. ``tree_.value`` holds each node's class shares, as scikit-learn's does;
-    where two classes tie in a leaf, the one odtree predicts gets a share larger by 1e-12, so
-    that both trees predict the same class.
+    the original column: a threshold test ``x <= t`` keeps ``t``, a 0/1 column is tested
+    by ``x <= 0.5``, and a test ``x is missing`` (``missing="split"``) by ``x <= inf`` with
+    the missing values sent right. Every split's ``missing_go_to_left`` sends missing values
+    where odtree sends them: the learned direction of ``x <= t or missing`` and ``x <= t``,
+    else the child of more training weight. ``tree_.value`` holds each node's class shares,
+    as scikit-learn's does; where two classes tie in a leaf, the one odtree predicts gets a
+    share larger by 1e-12, so that both trees predict the same class.
 
     Parameters
     ----------
@@ -168,9 +173,9 @@ def to_sklearn(model) -> DecisionTreeClassifier:
     Raises
     ------
     ValueError
-        If a test is a category test (``x == value``), or a leaf predicts a class that is not
-        its majority (a cost matrix, a callback or the F1 criterion), which a scikit-learn
-        tree cannot hold.
+        If a test is a category test (``x == value``, or ``x is missing`` on a categorical
+        column), or a leaf predicts a class that is not its majority (a cost matrix, a
+        callback or the F1 criterion), which a scikit-learn tree cannot hold.
 
     Examples
     --------
@@ -205,6 +210,7 @@ def to_sklearn(model) -> DecisionTreeClassifier:
     impurity = np.divide(model._node_impurity(), totals[:, 0], out=np.zeros(len(totals)),
                          where=totals[:, 0] > 0)
     nodes = np.zeros(tree.node_count, dtype=NODE_DTYPE)
+    unknown_goes_right = tree.unknown_goes_right()
     for node in range(tree.node_count):
         row = nodes[node]
         row["n_node_samples"] = tree.n_node_samples[node]
@@ -222,12 +228,25 @@ def to_sklearn(model) -> DecisionTreeClassifier:
             continue
         test = model.binary_features_[tree.feature[node]]
         absent, present = tree.children_left[node], tree.children_right[node]
+        # where a missing value goes: the test's learned direction, else (a column without
+        # missing values in fit) the heavier child, as odtree routes it
+        missing_present = unknown_goes_right[node] if test.missing_holds is None \
+            else test.missing_holds
+        kinds = getattr(model.binarizer_, "column_kinds_", None)
+        if test.kind == "missing" and kinds is not None and kinds[test.column] != "numeric":
+            test = replace(test, kind="category")  # "x is missing" of a categorical column
         if test.kind == "threshold":  # present: x <= t, which scikit-learn sends left
             row["left_child"], row["right_child"] = present, absent
             row["threshold"] = test.value
+            row["missing_go_to_left"] = missing_present
         elif test.kind == "binary":  # present: x = 1, which scikit-learn sends right
             row["left_child"], row["right_child"] = absent, present
             row["threshold"] = 0.5
+            row["missing_go_to_left"] = not missing_present
+        elif test.kind == "missing":  # x <= inf holds on every present value, which go left
+            row["left_child"], row["right_child"] = absent, present
+            row["threshold"] = np.inf
+            row["missing_go_to_left"] = False
         else:
             raise ValueError(f"the test {test.name!r} is a category test, which a scikit-learn "
                              "tree cannot hold; encode the column as numbers before fitting")
