@@ -121,6 +121,10 @@ def _parser() -> argparse.ArgumentParser:
                      help="how numeric columns are cut into binary features (default: quantile)")
     fit.add_argument("--n-thresholds", type=int, default=10, metavar="N",
                      help="cuts per numeric column for --thresholds quantile (default: 10)")
+    fit.add_argument("--missing", choices=("error", "split"), default="error",
+                     help="what empty cells (missing values) of a CSV file do: 'error' stops, "
+                          "'split' lets the tree learn where rows missing a value go "
+                          "(default: error)")
     fit.add_argument("--time-limit", type=float, default=None, metavar="S",
                      help="stop the search after S seconds and print the best tree found")
     fit.add_argument("--memory-limit", type=_memory_size, default=None, metavar="SIZE",
@@ -169,8 +173,8 @@ def _run_fit(args) -> int:
     model = _estimator(args.task, max_depth=args.max_depth, max_leaf_nodes=args.max_leaf_nodes,
                        min_samples_leaf=args.min_samples_leaf, ccp_alpha=args.ccp_alpha,
                        thresholds=args.thresholds, n_thresholds=args.n_thresholds,
-                       time_limit=args.time_limit, memory_limit=args.memory_limit,
-                       callback=watch)
+                       missing=args.missing, time_limit=args.time_limit,
+                       memory_limit=args.memory_limit, callback=watch)
     _fit(model, X, y, False if args.verbose else args.progress)
     if args.format == "json":
         print(to_json(model, indent=2))
