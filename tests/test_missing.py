@@ -3,6 +3,8 @@ binarizer adds "x is missing" features and threshold features in both directions
 learns where missing rows go, and predict, export, saving and to_sklearn follow it."""
 
 import json
+import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -434,3 +436,19 @@ def test_the_command_line_takes_missing_split(capsys, tmp_path):
     new.write_text("id,age\n1,\n2,30\n3,50\n")  # an empty cell: a missing age
     assert main(["predict", str(model_path), str(new)]) == 0
     assert capsys.readouterr().out.splitlines() == ["yes", "no", "yes"]
+
+
+# ------------------------------------------------------------------ the guide
+
+
+def test_the_guide_example_prints_what_the_guide_shows(capsys):
+    guide = Path(__file__).resolve().parents[1] / "docs" / "guide.md"
+    section = re.search(r"^## Missing values.*?(?=^## )", guide.read_text(encoding="utf-8"),
+                        re.S | re.M)
+    assert section, "docs/guide.md lost its section on missing values"
+    blocks = re.findall(r"^```(\w*)\n(.*?)^```", section.group(0), re.S | re.M)
+    assert [language for language, _ in blocks] == ["python", ""]
+    names = {}
+    exec(compile(blocks[0][1], str(guide), "exec"), names)  # noqa: S102 - our own guide
+    assert capsys.readouterr().out == blocks[1][1]
+    assert names["model"].optimal_
