@@ -277,14 +277,18 @@ class Binarizer(TransformerMixin, BaseEstimator):
 
         is_threshold = kind == "threshold"
         thresholds = np.array([f.value for f in features if f.kind == "threshold"], dtype=float)
-        values = numeric[:, column[is_threshold]]
-        binary_X[:, is_threshold] = values <= thresholds  # False where missing
+        binary_X[:, is_threshold] = numeric[:, column[is_threshold]] <= thresholds  # NaN: 0
         if self.missing == "split" and numeric.dtype.kind == "f":
-            missing = np.isnan(values)
-            if missing.any():
-                holds = [f.missing_holds for f in features if f.kind == "threshold"]
-                fill = np.array([UNKNOWN if h is None else int(h) for h in holds], np.uint8)
-                binary_X[:, is_threshold] = np.where(missing, fill, binary_X[:, is_threshold])
+            missing = np.isnan(numeric)
+            # the features that missing values do not fail: 1 or UNKNOWN where missing
+            filled = np.flatnonzero(is_threshold & missing.any(axis=0)[column])
+            fill = np.array([UNKNOWN if features[i].missing_holds is None
+                             else int(features[i].missing_holds) for i in filled], np.uint8)
+            passed = fill > 0
+            filled, fill = filled[passed], fill[passed]
+            if len(filled):
+                binary_X[:, filled] = np.where(missing[:, column[filled]], fill,
+                                               binary_X[:, filled])
 
         is_binary = kind == "binary"
         binary_X[:, is_binary] = self._checked_binary(numeric[:, column[is_binary]],
