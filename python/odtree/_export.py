@@ -9,7 +9,10 @@ At every split the branch where the binary feature's test holds (feature = 1, ``
 ``children_right`` node) comes first, then the branch where it fails (feature = 0, ``negation``,
 the ``children_left`` node). Text lists the first branch on top; DOT and :func:`plot_tree` draw it
 on the left. For threshold features the first branch is ``x <= t``, so the output reads like
-scikit-learn's. A test on a bool column reads ``name`` / ``not name``.
+scikit-learn's. A test on a bool column reads ``name`` / ``not name``. With
+``missing="split"``, the branch that takes the rows missing the column says so:
+``x <= t or missing`` / ``x > t``, or ``x <= t`` / ``x > t or missing``; and a test of
+missingness reads ``x is missing`` / ``x is not missing``.
 
 The keyword arguments are scikit-learn's (``sklearn.tree.export_text``, ``export_graphviz``
 and ``plot_tree``). :func:`plot_tree` measures its labels and picks the largest text size at
