@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from odtree import DepthImprover, OptimalTreeClassifier, export_text, from_json, improve_depth
 from odtree._sat import min_depth_tree
+from odtree._pilot import pilot_tree
 from odtree._slim import dp_min_depth, support_set
 from sklearn.datasets import make_classification
 from sklearn.exceptions import NotFittedError
@@ -93,10 +94,11 @@ def test_the_improved_tree_classifies_the_training_rows_as_before(seed):
 def test_each_oracle_alone_keeps_the_classification(oracle):
     X, y = make_classification(300, 6, n_informative=4, random_state=1)
     cart = DecisionTreeClassifier(random_state=0).fit(X, y)
-    model = improve_depth(cart, X, y, oracle=oracle, time_limit=5, sat_timeout=2)
+    model = improve_depth(cart, X, y, oracle=oracle, time_limit=5, sat_timeout=2,
+                          pilot=False)
     assert np.array_equal(model.predict(X), cart.predict(X))
     assert model.get_depth() <= cart.get_depth()
-    assert set(model.oracle_wins_) == {"sat", "dp"}
+    assert set(model.oracle_wins_) == {"sat", "dp", "pilot"}
     assert all(attempt.oracle == oracle for attempt in model.slim_log_)
 
 
@@ -178,6 +180,56 @@ def test_ctrl_c_in_the_engine_oracle_ends_dt_slim(monkeypatch):
     monkeypatch.setattr(Solver, "solve", interrupted)
     Xc, yc = make_classification(300, 6, random_state=0)
     cart = DecisionTreeClassifier(random_state=0).fit(Xc, yc)
-    model = improve_depth(cart, Xc, yc, oracle="dp", time_limit=60)
+    model = improve_depth(cart, Xc, yc, oracle="dp", time_limit=60, pilot=False)
     assert [attempt.outcome for attempt in model.slim_log_] == ["interrupted"]
     assert model.fit_time_ < 30 and np.array_equal(model.predict(Xc), cart.predict(Xc))
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_pilot_tree_classifies_every_row(seed):
+    X, labels = consistent_instance(seed, n=60, k=8, n_classes=3)
+    tree = pilot_tree(X, labels)
+    assert np.array_equal(tree.predict(X), labels)
+    # Gini's best split at every node when the time is already up, as CART's
+    hurried = pilot_tree(X, labels, deadline=0.0)
+    assert np.array_equal(hurried.predict(X), labels)
+    cart = DecisionTreeClassifier(random_state=0).fit(X, labels)
+    gains = cart.tree_.impurity[0] - _children_impurity(X, labels)
+    assert np.isclose(gains[hurried.feature[0]], gains.max())
+
+
+def test_the_pilot_beats_cart_where_cart_peels():
+    """On noisy data CART grows a deep tree to purity; the pilot's whole tree is shallower
+    and is kept first."""
+    X, y = make_classification(2000, 12, n_informative=8, flip_y=0.05, random_state=3)
+    cart = DecisionTreeClassifier(random_state=0).fit(X, y)
+    model = improve_depth(cart, X, y, oracle="dp", time_limit=20, sat_timeout=2)
+    assert np.array_equal(model.predict(X), cart.predict(X))
+    assert model.oracle_wins_["pilot"] == 1
+    pilot = next(a for a in model.slim_log_ if a.oracle == "pilot")
+    assert pilot.depth_after < pilot.depth_before == cart.get_depth()
+
+
+def test_ctrl_c_in_the_pilot_ends_dt_slim(monkeypatch):
+    import odtree._slim as slim
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(slim, "pilot_tree", interrupted)
+    Xc, yc = make_classification(300, 6, random_state=0)
+    cart = DecisionTreeClassifier(random_state=0).fit(Xc, yc)
+    model = improve_depth(cart, Xc, yc, time_limit=60)
+    assert [attempt.outcome for attempt in model.slim_log_] == ["interrupted"]
+    assert model.fit_time_ < 30 and np.array_equal(model.predict(Xc), cart.predict(Xc))
+
+
+def _children_impurity(X, labels) -> np.ndarray:
+    """The weighted Gini impurity of the two children of each column's split."""
+    result = np.full(X.shape[1], np.inf)
+    for column in range(X.shape[1]):
+        sides = [labels[X[:, column] == v] for v in (0, 1)]
+        if all(len(side) for side in sides):
+            result[column] = sum(len(side) / len(labels) * (1 - np.sum(
+                (np.bincount(side) / len(side)) ** 2)) for side in sides)
+    return result

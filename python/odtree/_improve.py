@@ -28,6 +28,7 @@ _SETTINGS = {
     "encoding": [StrOptions({"hybrid", "depth", "partition"})],
     "solver": [str],
     "max_errors": [Interval(Integral, 0, None, closed="left")],
+    "pilot": ["boolean"],
     "n_thresholds": [Interval(Integral, 1, None, closed="left")],
     "random_state": ["random_state"],
 }
@@ -35,7 +36,7 @@ _SETTINGS = {
 
 def improve_depth(model, X, y=None, *, oracle="both", time_limit=300.0, sat_timeout=60.0,
                   sample_limit="mid", encoding="hybrid", solver="glucose4", max_errors=0,
-                  n_thresholds=16, random_state=0) -> OptimalTreeClassifier:
+                  pilot=True, n_thresholds=16, random_state=0) -> OptimalTreeClassifier:
     """A tree of at most the depth of ``model`` that classifies every row of ``X`` as
     ``model`` does (or all but ``max_errors`` of them), by DT-SLIM's local improvements.
 
@@ -66,6 +67,11 @@ def improve_depth(model, X, y=None, *, oracle="both", time_limit=300.0, sat_time
     max_errors : int, default=0
         How many rows may end up classified differently from ``model``; only the engine
         oracle spends them (trading errors for depth).
+    pilot : bool, default=True
+        First rebuild the whole tree by the pilot method (beyond the paper: at each node, of
+        the splits Gini ranks best, the one whose children CART classifies with the
+        shallowest trees; CART's splits once a quarter of ``time_limit`` is spent), kept
+        when shallower; the oracles then improve that tree.
     n_thresholds : int, default=16
         Thresholds per numeric column added to the model's own tests: the features a new
         subtree may use.
@@ -77,7 +83,8 @@ def improve_depth(model, X, y=None, *, oracle="both", time_limit=300.0, sat_time
     OptimalTreeClassifier
         A fitted tree (``status_ = "heuristic"``) with ``depth_log_`` (seconds, depth),
         ``slim_log_`` (one :class:`~odtree._slim.Attempt` per oracle call),
-        ``oracle_wins_`` (which oracle gave each kept subtree) and ``original_depth_``.
+        ``oracle_wins_`` (how many kept subtrees each of ``"sat"``, ``"dp"`` and
+        ``"pilot"`` gave) and ``original_depth_``.
     """
     started = time.monotonic()
     source = _as_odtree(model)
@@ -94,7 +101,7 @@ def improve_depth(model, X, y=None, *, oracle="both", time_limit=300.0, sat_time
     slimmer = Slimmer(SlimTree.from_tree(source.tree_, source.node_classes_), binary, codes,
                       len(source.classes_), oracle=oracle, sample_limit=limits,
                       sat_timeout=sat_timeout, encoding=encoding, solver=solver,
-                      max_errors=max_errors,
+                      max_errors=max_errors, pilot=pilot,
                       deadline=None if time_limit is None else started + time_limit,
                       rng=np.random.default_rng(random_state if isinstance(
                           random_state, Integral | None) else random_state.randint(2**31)))
@@ -183,7 +190,7 @@ class DepthImprover(ClassifierMixin, BaseEstimator):
         A ``DecisionTreeClassifier`` or ``OptimalTreeClassifier``: used as it is when
         fitted, else cloned and fitted. ``None``: scikit-learn's CART grown until the
         training rows are classified (``random_state`` as below).
-    oracle, time_limit, sat_timeout, sample_limit, encoding, solver, max_errors, \
+    oracle, time_limit, sat_timeout, sample_limit, encoding, solver, max_errors, pilot, \
 n_thresholds, random_state
         As in :func:`improve_depth`.
 
@@ -211,7 +218,7 @@ n_thresholds, random_state
 
     def __init__(self, estimator=None, *, oracle="both", time_limit=300.0, sat_timeout=60.0,
                  sample_limit="mid", encoding="hybrid", solver="glucose4", max_errors=0,
-                 n_thresholds=16, random_state=0):
+                 pilot=True, n_thresholds=16, random_state=0):
         self.estimator = estimator
         self.oracle = oracle
         self.time_limit = time_limit
@@ -220,6 +227,7 @@ n_thresholds, random_state
         self.encoding = encoding
         self.solver = solver
         self.max_errors = max_errors
+        self.pilot = pilot
         self.n_thresholds = n_thresholds
         self.random_state = random_state
 

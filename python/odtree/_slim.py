@@ -17,6 +17,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ._interrupts import note_interrupt
+from ._pilot import pilot_tree
 from ._sat import LocalTree, min_depth_tree
 from ._slim_tree import SlimTree
 from ._solver import Solver
@@ -36,6 +38,10 @@ ATTEMPTS = ((1, 1), (1, 2), (0, 1), (0, 2))
 _RAW_ROWS = 20
 #: The share of the time limit the exact engine gets first, for the whole tree.
 WHOLE_SHARE = 0.5
+#: The share of an engine call's time left that each depth tried upwards may take.
+ASCENT_SHARE = 0.1
+#: The most of the time limit the pilot method may take for the whole tree before that.
+PILOT_SHARE = 0.25
 #: Above these many unique rows x features, the support-set heuristics are skipped; above
 #: these many pairs x features, the pair cover is.
 _SUPPORT_WORK = 2e8
@@ -74,13 +80,13 @@ class Slimmer:
 
     def __init__(self, tree: SlimTree, X: np.ndarray, labels: np.ndarray, n_classes: int, *,
                  oracle: str, sample_limit: list, sat_timeout: float, encoding: str,
-                 solver: str, max_errors: int, deadline: float | None, rng):
+                 solver: str, max_errors: int, pilot: bool, deadline: float | None, rng):
         self.tree, self.X, self.labels, self.n_classes = tree, X, labels, n_classes
         self.oracle, self.limits, self.sat_timeout = oracle, sample_limit, sat_timeout
         self.encoding, self.solver, self.budget = encoding, solver, max_errors
-        self.deadline, self.rng = deadline, rng
+        self.deadline, self.rng, self.pilot = deadline, rng, pilot
         self.log: list[Attempt] = []
-        self.wins = {"sat": 0, "dp": 0}
+        self.wins = {"sat": 0, "dp": 0, "pilot": 0}
         self.failed: set[tuple] = set()
         self.started = time.monotonic()
         self.depth_log = [(0.0, tree.depth())]
@@ -97,6 +103,8 @@ class Slimmer:
         return self.limits[depth] if depth < len(self.limits) else 0
 
     def run(self) -> None:
+        if self.pilot:
+            self._pilot_whole_tree()
         if self.oracle in ("dp", "both"):
             self._whole_tree()
         done: set[int] = set()
@@ -146,6 +154,29 @@ class Slimmer:
         self._stop_on_interrupt(outcome)
         if found is not None:
             self._replace(local, found, "dp")
+
+    def _pilot_whole_tree(self) -> None:
+        """Beyond the paper: the whole tree rebuilt by the pilot method (``_pilot.py``),
+        kept when shallower; the oracles go on from it."""
+        local = self._local(self.tree.root, np.arange(len(self.X)), set(), 0)
+        left = self._left()
+        if local.depth < 2 or (left is not None and left <= 0):
+            return
+        deadline = None if left is None else time.monotonic() + left * PILOT_SHARE
+        try:
+            found = pilot_tree(local.X, local.labels, deadline=deadline)
+        except KeyboardInterrupt:
+            note_interrupt()
+            self.log.append(Attempt(time.monotonic() - self.started, local.depth, local.depth,
+                                    len(local.X), len(local.features), "pilot", "interrupted"))
+            self._stop_on_interrupt("interrupted")
+            return
+        after = min(found.depth(), local.depth)
+        self.log.append(Attempt(time.monotonic() - self.started, local.depth, after,
+                                len(local.X), len(local.features), "pilot",
+                                "sat" if found.depth() < local.depth else "unsat"))
+        if found.depth() < local.depth:
+            self._replace(local, found, "pilot")
 
     def _whole(self, r, rows, height, reduction) -> Local | None:
         """The whole subtree at ``r``, if it fits the limits (leaf mode 1)."""
@@ -272,12 +303,17 @@ class Slimmer:
 
 def dp_min_depth(X, labels, target, time_limit, *, counts=None, errors=0
                  ) -> tuple[LocalTree | None, str]:
-    """The exact engine as an oracle: the lowest depth, from ``target`` down, at which a
+    """The exact engine as an oracle: the lowest depth, at most ``target``, at which a
     tree misclassifies at most ``errors`` rows of ``(X, labels)`` (row ``i`` standing for
-    ``counts[i]`` rows), within ``time_limit`` seconds (None: no limit). An upper bound of
-    ``errors + 1`` on the error makes each depth a feasibility question; a search stopped by
-    the time limit still gives any tree within the bound it met. Returns the tree (or None)
-    and ``"sat"``, ``"unsat"``, ``"timeout"`` or ``"interrupted"`` (Ctrl-C)."""
+    ``counts[i]`` rows), within ``time_limit`` seconds (None: no limit).
+
+    An upper bound of ``errors + 1`` on the error makes each depth a feasibility question.
+    The depths are first tried upwards from 1, each with ``ASCENT_SHARE`` of the time left,
+    while the engine proves them infeasible (low depths are proved fast; the first feasible
+    one is the minimum); then, from the first depth it could not settle, downwards from
+    ``target``, each tree found setting the next depth to try (high depths are found fast).
+    Returns the tree (or None) and ``"sat"``, ``"unsat"``, ``"timeout"`` or
+    ``"interrupted"`` (Ctrl-C)."""
     if target < 0:
         return None, "unsat"
     classes, codes = np.unique(labels, return_inverse=True)
@@ -291,22 +327,41 @@ def dp_min_depth(X, labels, target, time_limit, *, counts=None, errors=0
     solver = Solver._from_codes(np.ascontiguousarray(X, dtype=np.uint8),
                                 codes.astype(np.uint32), len(classes))
     deadline = None if time_limit is None else time.monotonic() + time_limit
-    best, depth, outcome = None, target, "unsat"
-    while depth >= 1:
+
+    def attempt(depth, share):
+        """The tree found at ``depth`` (or None) and the solve's verdict."""
         left = None if deadline is None else deadline - time.monotonic()
         if left is not None and left <= 0:
-            outcome = outcome if best is not None else "timeout"
-            break
+            return None, "timeout"
+        limit = None if left is None else left * share
         solution = solver.solve(counts, max_depth=depth, upper_bound=errors + 1.0,
-                                time_limit=left, anytime=False)
+                                time_limit=limit, anytime=False)
         if solution.status == "interrupted":
             return None, "interrupted"
-        if solution.objective >= errors + 1 or solution.status == "infeasible":
-            outcome = "sat" if best is not None else (
-                "unsat" if solution.status == "infeasible" else "timeout")
+        if solution.objective < errors + 1 and solution.status != "infeasible":
+            return _local_tree(solution, classes), "sat"
+        return None, "unsat" if solution.status in ("infeasible", "optimal") else "timeout"
+
+    lowest = 1
+    while lowest <= target:
+        tree, verdict = attempt(lowest, ASCENT_SHARE)
+        if verdict in ("sat", "interrupted"):
+            return tree, verdict
+        if verdict == "timeout":
             break
-        best, outcome = _local_tree(solution, classes), "sat"
-        depth = best.depth() - 1
+        lowest += 1
+    else:
+        return None, "unsat"
+    best, outcome, depth = None, "timeout", target
+    while depth > lowest:
+        tree, verdict = attempt(depth, 1.0)
+        if verdict == "interrupted":
+            return None, verdict
+        if tree is None:
+            outcome = "sat" if best is not None else verdict
+            break
+        best, outcome = tree, "sat"
+        depth = tree.depth() - 1
     return best, outcome
 
 
