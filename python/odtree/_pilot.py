@@ -13,6 +13,7 @@ pilot balances what is left to separate.
 from __future__ import annotations
 
 import time
+import warnings
 
 import numpy as np
 from sklearn.tree import DecisionTreeClassifier
@@ -86,5 +87,7 @@ def _rollout(X, labels, rows) -> float:
     """``depth + log2(leaves)`` of CART grown to purity on ``rows``: 0 for pure rows."""
     if np.all(labels[rows] == labels[rows[0]]):
         return 0.0
-    cart = DecisionTreeClassifier(random_state=0).fit(X[rows], labels[rows])
+    with warnings.catch_warnings():  # many special classes look like a regression target
+        warnings.simplefilter("ignore", UserWarning)
+        cart = DecisionTreeClassifier(random_state=0).fit(X[rows], labels[rows])
     return cart.get_depth() + float(np.log2(cart.get_n_leaves()))

@@ -163,19 +163,12 @@ class Slimmer:
         if local.depth < 2 or (left is not None and left <= 0):
             return
         deadline = None if left is None else time.monotonic() + left * PILOT_SHARE
-        try:
-            found = pilot_tree(local.X, local.labels, deadline=deadline)
-        except KeyboardInterrupt:
-            note_interrupt()
-            self.log.append(Attempt(time.monotonic() - self.started, local.depth, local.depth,
-                                    len(local.X), len(local.features), "pilot", "interrupted"))
-            self._stop_on_interrupt("interrupted")
-            return
-        after = min(found.depth(), local.depth)
-        self.log.append(Attempt(time.monotonic() - self.started, local.depth, after,
-                                len(local.X), len(local.features), "pilot",
-                                "sat" if found.depth() < local.depth else "unsat"))
-        if found.depth() < local.depth:
+        found, outcome = _pilot_oracle(local, local.depth - 1, deadline)
+        self.log.append(Attempt(time.monotonic() - self.started, local.depth,
+                                local.depth if found is None else found.depth(),
+                                len(local.X), len(local.features), "pilot", outcome))
+        self._stop_on_interrupt(outcome)
+        if found is not None:
             self._replace(local, found, "pilot")
 
     def _whole(self, r, rows, height, reduction) -> Local | None:
@@ -255,14 +248,16 @@ class Slimmer:
             return False
         target, found, winner = local.depth - 1, None, None
         oracles = ("dp", "sat") if self.oracle == "both" else (self.oracle,)
-        for oracle in oracles:
+        for oracle in ("pilot",) * self.pilot + oracles:
             left = self._left()
             call = self.sat_timeout if left is None else min(self.sat_timeout, left)
             if call <= 0 or target < 0:
                 break
             if oracle == "dp" and self.oracle == "both":
                 call /= 2
-            if oracle == "sat":
+            if oracle == "pilot":
+                tree, outcome = _pilot_oracle(local, target, time.monotonic() + call)
+            elif oracle == "sat":
                 tree, outcome = min_depth_tree(local.X, local.labels, target,
                                                encoding=self.encoding, solver=self.solver,
                                                time_limit=call)
@@ -275,6 +270,8 @@ class Slimmer:
             self._stop_on_interrupt(outcome)
             if tree is not None:
                 found, winner, target = tree, oracle, tree.depth() - 1
+            if outcome == "interrupted":
+                break
         if found is None:
             self.failed.add(key)
             return False
@@ -299,6 +296,20 @@ class Slimmer:
         self.wins[winner] += 1
         self.depth_log.append((time.monotonic() - self.started, self.tree.depth()))
         return True
+
+
+def _pilot_oracle(local: Local, target: int, deadline: float | None
+                  ) -> tuple[LocalTree | None, str]:
+    """The pilot method as an oracle: its tree of the local instance if it classifies every
+    row and is at most ``target`` deep; ``"sat"``, ``"unsat"`` or ``"interrupted"``."""
+    try:
+        tree = pilot_tree(local.X, local.labels, deadline=deadline)
+    except KeyboardInterrupt:
+        note_interrupt()
+        return None, "interrupted"
+    if tree.depth() > target or np.any(tree.predict(local.X) != local.labels):
+        return None, "unsat"
+    return tree, "sat"
 
 
 def dp_min_depth(X, labels, target, time_limit, *, counts=None, errors=0
