@@ -2,14 +2,16 @@
 until the training rows are classified, before and after ``improve_depth``, with each
 oracle setting.
 
-For each set, CART is fitted once; then ``improve_depth`` runs with ``oracle="both"`` (the
-default), with SAT alone and with the engine alone (``--oracles``), each under its own time
-limit. Every result is checked to classify the training rows as CART does. Prints a
-Markdown table and the average depth before and after.
+For each set, CART is fitted once; then ``improve_depth`` runs with its defaults
+(``oracle="both"`` with the pilot method), with SAT alone and with the engine alone
+(``--oracles``; these two without the pilot), each under its own time limit. Every result
+is checked to classify the training rows as CART does. Prints a Markdown table and the
+average depth before and after. ``nina`` in ``--datasets`` stands for all the ``nina/``
+sets.
 
 Example::
 
-    python benchmarks/dtslim.py --datasets nina/hungarian,mushroom --time-limit 60
+    python benchmarks/dtslim.py --datasets nina/hungarian-un_converted,mushroom --time-limit 60
 """
 
 from __future__ import annotations
@@ -39,6 +41,14 @@ def load(name):
     return load_benchmark(name)
 
 
+def nina_sets() -> list[str]:
+    """The shared ``nina/`` sets (not their ``reduced/`` variants)."""
+    from odtree.datasets import list_benchmarks
+
+    return [name for name in list_benchmarks() if name.count("/") == 1
+            and name.startswith("nina/")]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", default=SETS)
@@ -62,7 +72,10 @@ def main() -> None:
     print(f"| set | rows | features | CART depth | {header} |")
     print("|---" * (4 + 2 * len(settings)) + "|")
     before, after = [], {oracle: [] for oracle, _ in settings}
+    names = []
     for name in args.datasets.split(","):
+        names += nina_sets() if name == "nina" else [name]
+    for name in names:
         X, y = load(name)
         cart = DecisionTreeClassifier(random_state=0).fit(X, y)
         cells = [name, str(len(y)), str(X.shape[1]), str(cart.get_depth())]
@@ -71,7 +84,7 @@ def main() -> None:
             start = time.perf_counter()
             model = improve_depth(cart, X, y, oracle=oracle, time_limit=limit,
                                   sat_timeout=args.sat_timeout,
-                                  sample_limit=args.sample_limit)
+                                  sample_limit=args.sample_limit, pilot=oracle == "both")
             seconds = time.perf_counter() - start
             if not np.array_equal(model.predict(X), cart.predict(X)):
                 raise AssertionError(f"{name}: the improved tree classifies differently")
