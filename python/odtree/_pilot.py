@@ -5,9 +5,9 @@ At each node, the splits Gini ranks best are each scored by growing CART (scikit
 to purity) under both children: a child whose CART tree is ``d`` deep with ``l`` leaves
 counts ``d + log2(l)``, so that of two equally deep children the one needing fewer leaves
 is preferred, and the split whose worse child counts least wins. CART grows the rest of the
-tree once the time is up. On the benchmark sets this is a few seconds and often several
-levels shallower than CART itself, because CART peels pure blocks off one side while the
-pilot balances what is left to separate.
+tree once the time is up (one scikit-learn fit per unfinished node). On the benchmark sets
+this takes seconds and is often several levels shallower than CART itself, because CART
+peels pure blocks off one side while the pilot balances what is left to separate.
 """
 
 from __future__ import annotations
@@ -22,6 +22,11 @@ from ._sat import LocalTree
 
 #: Splits scored by rollouts at each node: the best ranked by Gini impurity.
 CANDIDATES = 16
+#: A rollout on more rows than this grows CART on an evenly spaced sample of them, and on
+#: more entries (rows x columns) than ``ROLLOUT_ENTRIES`` on the columns Gini ranks best:
+#: it only ranks the candidates.
+ROLLOUT_ROWS = 4000
+ROLLOUT_ENTRIES = 2_000_000
 
 
 def pilot_tree(X: np.ndarray, labels: np.ndarray, *, candidates: int = CANDIDATES,
@@ -41,21 +46,36 @@ def pilot_tree(X: np.ndarray, labels: np.ndarray, *, candidates: int = CANDIDATE
     stack = [(new(), np.arange(len(X)))]
     while stack:
         node, rows = stack.pop()
+        if deadline is not None and time.monotonic() >= deadline:
+            _graft_cart(X[rows], labels[rows], node, new, feature, child0, child1, label)
+            continue
         ranked = _ranked_splits(X[rows], labels[rows])
         if len(ranked) == 0:
             values, counts = np.unique(labels[rows], return_counts=True)
             label[node] = int(values[np.argmax(counts)])
             continue
-        if deadline is None or time.monotonic() < deadline:
-            column = min(ranked[:candidates], key=lambda f: _score(X, labels, rows, f))
-        else:
-            column = ranked[0]
+        column = min(ranked[:candidates], key=lambda f: _score(X, labels, rows, f))
         goes = X[rows, column] == 1
         feature[node] = int(column)
         child0[node], child1[node] = new(), new()
         stack += [(child0[node], rows[~goes]), (child1[node], rows[goes])]
     return LocalTree(*(np.array(column, dtype=np.int64)
                        for column in (feature, child0, child1, label)))
+
+
+def _graft_cart(X, labels, node, new, feature, child0, child1, label) -> None:
+    """Grows CART (scikit-learn's, to purity) at ``node`` of the lists being built."""
+    cart = _cart(X, labels)
+    tree = cart.tree_
+    ids = {0: node}
+    for i in range(tree.node_count):  # parents come before their children
+        at = ids[i]
+        if tree.children_left[i] < 0:
+            label[at] = int(cart.classes_[np.argmax(tree.value[i, 0])])
+            continue
+        feature[at] = int(tree.feature[i])
+        child0[at], child1[at] = new(), new()  # x <= 0.5 is the value 0
+        ids[tree.children_left[i]], ids[tree.children_right[i]] = child0[at], child1[at]
 
 
 def _ranked_splits(X: np.ndarray, labels: np.ndarray) -> np.ndarray:
@@ -84,10 +104,21 @@ def _score(X, labels, rows, column) -> tuple:
 
 
 def _rollout(X, labels, rows) -> float:
-    """``depth + log2(leaves)`` of CART grown to purity on ``rows``: 0 for pure rows."""
+    """``depth + log2(leaves)`` of CART grown to purity on ``rows``: 0 for pure rows. Above
+    ``ROLLOUT_ENTRIES``, CART sees a sample of the rows and the best columns."""
     if np.all(labels[rows] == labels[rows[0]]):
         return 0.0
+    if len(rows) > ROLLOUT_ROWS:
+        rows = rows[::-(-len(rows) // ROLLOUT_ROWS)]
+    local = X[rows]
+    if local.size > ROLLOUT_ENTRIES:
+        local = local[:, _ranked_splits(local, labels[rows])[:ROLLOUT_ENTRIES // len(rows)]]
+    cart = _cart(local, labels[rows])
+    return cart.get_depth() + float(np.log2(cart.get_n_leaves()))
+
+
+def _cart(X, labels) -> DecisionTreeClassifier:
+    """CART grown to purity on 0/1 columns."""
     with warnings.catch_warnings():  # many special classes look like a regression target
         warnings.simplefilter("ignore", UserWarning)
-        cart = DecisionTreeClassifier(random_state=0).fit(X[rows], labels[rows])
-    return cart.get_depth() + float(np.log2(cart.get_n_leaves()))
+        return DecisionTreeClassifier(random_state=0).fit(X, labels)

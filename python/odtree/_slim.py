@@ -107,12 +107,25 @@ class Slimmer:
             self._pilot_whole_tree()
         if self.oracle in ("dp", "both"):
             self._whole_tree()
+        # beyond the paper: time left after a pass that ran out of things to try goes to
+        # another pass with twice the time per oracle call, if a call ran out of time
+        while True:
+            start = len(self.log)
+            if not self._loop() or self.deadline is None or self._left() <= 0:
+                return
+            if not any(a.outcome in ("timeout", "too_large") for a in self.log[start:]):
+                return
+            self.sat_timeout *= 2
+            self.failed.clear()
+
+    def _loop(self) -> bool:
+        """One pass of the main loop (spec B.7); whether it ended with every node done."""
         done: set[int] = set()
         while self._left() is None or self._left() > 0:
             depth, height = self.tree.depths_and_heights()
             open_nodes = [v for v in depth if v not in done]
             if not open_nodes:
-                break
+                return True
             deepest = max(open_nodes, key=lambda v: (depth[v], -v))
             path = self.tree.path(deepest)
             rows = self.tree.rows_on_path(self.X, path)
@@ -132,9 +145,10 @@ class Slimmer:
                         improved = True
                         break
                     if self._left() is not None and self._left() <= 0:
-                        return
+                        return False
             if not improved:
                 done.update(path)
+        return False
 
     def _whole_tree(self) -> None:
         """Beyond the paper: the exact engine on every row, for a whole tree of lower depth,
