@@ -19,8 +19,23 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 DATASETS = {"iris": load_iris, "wine": load_wine, "breast_cancer": load_breast_cancer}
 
 
+def _expected_failures(estimator):
+    # min_cases counts rows, whatever their weights (see GreedyTreeClassifier's docstring):
+    # with min_cases=2, a row of weight 2 cannot make a branch alone, but its two copies can
+    failures = {} if estimator.min_cases == 1 else {
+        f"check_sample_weight_equivalence_on_{kind}_data":
+            "min_cases counts rows, so a row of weight 2 is not two rows" for kind in
+        ("dense", "sparse")}
+    # with class_weight={0: 1000, 1: 0.0001} on noisy blobs, the unpruned tree still gives
+    # class 1 the leaves where it is alone; scikit-learn's trees pass only because the check
+    # sets their min_weight_fraction_leaf (as OptimalTreeClassifier, tests/test_estimator_checks)
+    failures["check_class_weight_classifiers"] = "unpruned leaves of the light class"
+    return failures
+
+
 @parametrize_with_checks([GreedyTreeClassifier(),
-                          GreedyTreeClassifier(criterion="entropy", min_cases=1)])
+                          GreedyTreeClassifier(criterion="entropy", min_cases=1)],
+                         expected_failed_checks=_expected_failures)
 def test_sklearn_compatible(estimator, check, monkeypatch):
     monkeypatch.setenv("SCIPY_ARRAY_API", "1")  # else check_array_api_input is skipped
     check(estimator)

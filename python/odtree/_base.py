@@ -378,15 +378,7 @@ class OptimalTreeBase(FittedTree, BaseEstimator):
 
     def _checked_weight(self, sample_weight, n_rows: int) -> np.ndarray:
         """sample_weight as float64, non-negative, not all zero, with a finite sum."""
-        weight = _check_sample_weight(sample_weight, np.empty(n_rows), dtype=np.float64,
-                                      ensure_non_negative=True)
-        if not np.any(weight > 0):
-            raise ValueError("sample_weight is zero everywhere: at least one row must count")
-        with np.errstate(over="ignore"):
-            total = weight.sum()
-        if not np.isfinite(total):
-            raise ValueError("sample_weight sums to infinity: rescale the weights")
-        return weight
+        return checked_sample_weight(sample_weight, n_rows)
 
     def _validate_training_data(self, X, y, supervised=True):
         return validate_training_data(self, X, y, supervised)
@@ -494,6 +486,20 @@ class OptimalTreeBase(FittedTree, BaseEstimator):
 
     def _binarize(self, X) -> np.ndarray:
         return binarize_input(self, X)
+
+
+def checked_sample_weight(sample_weight, n_rows: int) -> np.ndarray:
+    """sample_weight as float64 (all ones for ``None``), non-negative, not all zero, with a
+    finite sum."""
+    weight = _check_sample_weight(sample_weight, np.empty(n_rows), dtype=np.float64,
+                                  ensure_non_negative=True)
+    if not np.any(weight > 0):
+        raise ValueError("sample_weight is zero everywhere: at least one row must count")
+    with np.errstate(over="ignore"):
+        total = weight.sum()
+    if not np.isfinite(total):
+        raise ValueError("sample_weight sums to infinity: rescale the weights")
+    return weight
 
 
 def resolved_min_samples_leaf(min_samples_leaf, n_samples: int) -> int:

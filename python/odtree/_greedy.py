@@ -10,9 +10,10 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
 
-from ._base import FittedTree, LeafClassifier, validate_training_data
+from ._base import FittedTree, LeafClassifier, checked_sample_weight, validate_training_data
 from ._binarizer import Binarizer, _column_names, category_codes
 from ._classes import _check_no_missing_labels, _plain_labels
 from ._features import BinaryFeature
@@ -76,6 +77,23 @@ def read_training_columns(estimator: BaseEstimator, X, y) -> TrainingColumns:
         categories=categories, reader=reader)
 
 
+def training_weight(data: TrainingColumns, sample_weight, class_weight) -> np.ndarray | None:
+    """The weight of each row of ``data``: ``sample_weight`` (checked) times the weight
+    ``class_weight`` gives the row's class, or ``None`` when both are ``None``."""
+    if sample_weight is None and class_weight is None:
+        return None
+    n_rows = len(data.labels)
+    weight = checked_sample_weight(sample_weight, n_rows)
+    if class_weight is None:
+        return weight
+    if isinstance(class_weight, dict) and not all(
+            isinstance(w, Real) and np.isfinite(w) and w >= 0 for w in class_weight.values()):
+        raise ValueError(f"class_weight must weigh each class by a finite number >= 0, got "
+                         f"{class_weight!r}")
+    y = data.classes[data.labels]
+    return checked_sample_weight(weight * compute_sample_weight(class_weight, y), n_rows)
+
+
 class GreedyTreeClassifier(ClassifierMixin, LeafClassifier, FittedTree, BaseEstimator):
     """A greedy, unpruned decision tree grown top-down as C4.5 grows one.
 
@@ -88,6 +106,12 @@ class GreedyTreeClassifier(ClassifierMixin, LeafClassifier, FittedTree, BaseEsti
     the gains are computed exactly from integer class counts, so the tree depends neither on
     the order of the rows nor on columns it does not use.
 
+    Weighted rows (``sample_weight``, ``class_weight``) count by their weight in the class
+    counts, the gains and the leaves' votes. To keep the counts exact, each weight is held as
+    a whole number of units of a power of two: integer weights are exact (in the counts and
+    gains, a row of weight 3 is exactly three copies of it); other weights are rounded to the
+    nearest unit, which is below ``n_samples * 2**-51`` times the largest weight.
+
     Parameters
     ----------
     criterion : {"gain_ratio", "entropy"}, default="gain_ratio"
@@ -98,13 +122,22 @@ class GreedyTreeClassifier(ClassifierMixin, LeafClassifier, FittedTree, BaseEsti
         that replaces it.
     min_cases : int, default=2
         A test is allowed only if both of its branches hold at least this many training rows
-        (C4.5's ``-m``).
+        (C4.5's ``-m``). Rows are counted whatever their weights, as scikit-learn's
+        ``min_samples_leaf`` counts them, so that which tests are allowed does not depend on
+        the scale of the weights (AdaBoost rescales them to sum to 1); rows of weight zero do
+        not count. So with ``min_cases > 1`` a row of weight 2 is not quite two copies of it.
     max_depth : int or None, default=None
         Maximum number of tests on a root-to-leaf path; ``None``: no limit.
     min_gain : float, default=0.0
         A column takes part only if its best test gains at least this many bits per row. At 0
         a test that gains nothing is still taken when nothing better exists, as C4.5 and CART
-        do: with ``min_cases=1`` the tree then fits consistent training data exactly.
+        do: with ``min_cases=1`` the tree then fits consistent training data exactly. With
+        weights, bits per unit of weight.
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, as in scikit-learn: ``{label: weight}`` (classes left out
+        weigh 1), or ``"balanced"``, which weighs each class by ``n_samples / (n_classes *
+        n_rows_of_the_class)``. ``fit`` multiplies ``sample_weight`` by them, as
+        ``sklearn.utils.class_weight.compute_sample_weight(class_weight, y)`` gives them.
 
     Attributes
     ----------
@@ -121,8 +154,9 @@ class GreedyTreeClassifier(ClassifierMixin, LeafClassifier, FittedTree, BaseEsti
     node_classes_ : ndarray of int64, shape (node_count,)
         Index in ``classes_`` of the majority class of each node of ``tree_``.
     tree_ : Tree
-        The tree over the binary features; ``tree_.value`` holds the class counts of the
-        training rows reaching each node.
+        The tree over the binary features; ``tree_.value`` holds the (weighted) class counts
+        of the training rows reaching each node, ``tree_.n_node_samples`` the rows (of
+        non-zero weight) and ``tree_.weighted_n_node_samples`` their weight.
     binarizer_ : Binarizer
         Computes the binary features (the tests of the tree) from input columns.
     binary_features_ : list of BinaryFeature
@@ -133,7 +167,7 @@ class GreedyTreeClassifier(ClassifierMixin, LeafClassifier, FittedTree, BaseEsti
     used_features_ : ndarray of int64
         The input columns the tree tests, ascending.
     objective_ : float
-        Training rows the tree misclassifies.
+        Training rows the tree misclassifies (their weight, with weights).
     lower_bound_ : float
         0.0: a greedy tree proves nothing (kept for the format shared with the other
         classifiers).
@@ -173,16 +207,19 @@ class GreedyTreeClassifier(ClassifierMixin, LeafClassifier, FittedTree, BaseEsti
         "min_cases": [Interval(Integral, 1, None, closed="left")],
         "max_depth": [Interval(Integral, 0, None, closed="left"), None],
         "min_gain": [Interval(Real, 0, None, closed="left")],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
     }
 
-    def __init__(self, criterion="gain_ratio", min_cases=2, max_depth=None, min_gain=0.0):
+    def __init__(self, criterion="gain_ratio", min_cases=2, max_depth=None, min_gain=0.0,
+                 class_weight=None):
         self.criterion = criterion
         self.min_cases = min_cases
         self.max_depth = max_depth
         self.min_gain = min_gain
+        self.class_weight = class_weight
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Grow the tree on the training data.
 
         Parameters
@@ -192,6 +229,9 @@ class GreedyTreeClassifier(ClassifierMixin, LeafClassifier, FittedTree, BaseEsti
             DataFrame may also hold categorical columns (category, object, string or bool).
         y : array-like of shape (n_samples,)
             Class labels of any type (ints, strings, ...).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative row weights, not all zero. Rows of weight zero are ignored entirely.
+            They are multiplied by ``class_weight``'s.
 
         Returns
         -------
@@ -205,15 +245,20 @@ class GreedyTreeClassifier(ClassifierMixin, LeafClassifier, FittedTree, BaseEsti
         >>> model = GreedyTreeClassifier(min_cases=1).fit(X, ["a", "b", "a", "b"])
         >>> model.binary_feature_names_.tolist()
         ['color = red']
+        >>> heavy = GreedyTreeClassifier(min_cases=1).fit(X, ["a", "b", "a", "b"],
+        ...                                               sample_weight=[1, 1, 1, 2.5])
+        >>> heavy.tree_.value[0, 0].tolist()  # weighted class counts at the root
+        [2.0, 3.5]
         """
         from . import _core  # the compiled learner
 
         start = time.perf_counter()
         data = read_training_columns(self, X, y)
+        weight = training_weight(data, sample_weight, self.class_weight)
         self.classes_ = data.classes
         result = _core.greedy_tree(
             *data.core_args(), criterion=self.criterion, min_cases=self.min_cases,
-            max_depth=self.max_depth, min_gain=float(self.min_gain))
+            max_depth=self.max_depth, min_gain=float(self.min_gain), sample_weight=weight)
         self._set_tree(result, data)
         self.fit_time_ = time.perf_counter() - start
         return self
@@ -250,7 +295,7 @@ class GreedyTreeClassifier(ClassifierMixin, LeafClassifier, FittedTree, BaseEsti
                     if column in categories else
                     BinaryFeature(column, names[column], "threshold", key)
                     for column, key in tests]
-        counts = result["class_counts"].astype(np.float64)
+        counts = result["class_weights"]
         self.tree_ = Tree(
             children_left=result["children_false"],  # test fails: binary feature = 0
             children_right=result["children_true"],
@@ -258,7 +303,7 @@ class GreedyTreeClassifier(ClassifierMixin, LeafClassifier, FittedTree, BaseEsti
                      for node in range(len(feature))],
             value=counts,
             n_node_samples=result["n_node_samples"],
-            weighted_n_node_samples=result["n_node_samples"].astype(np.float64),
+            weighted_n_node_samples=result["weighted_n_node_samples"],
         )
         names_in = getattr(reader, "feature_names_in_", None)
         self.binarizer_ = Binarizer.from_dict({

@@ -30,18 +30,20 @@ pub fn config_of(
 /// The features are numbered `0..n_numeric + n_categorical`: `categorical_columns` (strictly
 /// increasing) gives the numbers of the columns of `categorical` (uint32 codes), and the
 /// columns of `numeric` (finite float64) take the other numbers in order. `allowed_features`
-/// restricts the splits to those features (all by default). The GIL is released while the
-/// tree grows.
+/// restricts the splits to those features (all by default). `sample_weight` (float64, one per
+/// row, non-negative, not all zero) weighs the rows; rows of weight zero take no part. The GIL
+/// is released while the tree grows.
 ///
 /// Keys: `children_true` and `children_false` (the child holding the rows where the node's
 /// test holds or fails; -1 at leaves), `feature` (-2 at leaves), `threshold` (of `x <= t`
 /// tests, else NaN), `category` (the code of `x == code` tests, else -1), `class_counts`
-/// (nodes × classes), `n_node_samples`, `label` (majority class, lowest on ties), `gain`
-/// (bits per row, 0 at leaves) and `used_features`.
+/// (rows, nodes × classes), `class_weights` (their weights, nodes × classes; the counts
+/// without weights), `n_node_samples`, `weighted_n_node_samples`, `label` (the class of
+/// largest weight, lowest on ties), `gain` (bits per row, 0 at leaves) and `used_features`.
 #[pyfunction]
 #[pyo3(signature = (numeric, categorical, categorical_columns, labels, n_classes, *,
                     criterion="gain_ratio", min_cases=2, max_depth=None, min_gain=0.0,
-                    allowed_features=None))]
+                    allowed_features=None, sample_weight=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn greedy_tree<'py>(
     py: Python<'py>,
@@ -55,14 +57,19 @@ pub fn greedy_tree<'py>(
     max_depth: Option<usize>,
     min_gain: f64,
     allowed_features: Option<Vec<usize>>,
+    sample_weight: Option<PyReadonlyArray1<f64>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let config = config_of(criterion, min_cases, max_depth, min_gain)?;
     let labels = labels.as_array().to_vec();
     let columns = columns_of(numeric, categorical, &categorical_columns, labels.len())?;
     let allowed = allowed_features.unwrap_or_else(|| (0..columns.len()).collect());
+    let weights = sample_weight.map(|w| w.as_array().to_vec());
     let tree = py
         .detach(move || {
-            let table = Table::new(columns, labels, n_classes)?;
+            let mut table = Table::new(columns, labels, n_classes)?;
+            if let Some(weights) = weights {
+                table = table.with_weights(&weights)?;
+            }
             GreedyLearner::new(&table, config)?.build(&allowed)
         })
         .map_err(to_py_err)?;
@@ -154,6 +161,8 @@ pub(crate) fn tree_to_dict<'py>(
         .iter()
         .map(|node| node.class_counts.iter().map(|&c| c as i64).collect())
         .collect();
+    let weights: Vec<Vec<f64>> = nodes.iter().map(|n| n.class_weights.clone()).collect();
+    let weighted_rows: Vec<f64> = weights.iter().map(|w| w.iter().sum()).collect();
     let rows: Vec<i64> = nodes.iter().map(|node| node.n_rows as i64).collect();
     let label: Vec<i64> = nodes
         .iter()
@@ -171,7 +180,12 @@ pub(crate) fn tree_to_dict<'py>(
     dict.set_item("threshold", PyArray1::from_vec(py, threshold))?;
     dict.set_item("category", PyArray1::from_vec(py, category))?;
     dict.set_item("class_counts", PyArray2::from_vec2(py, &counts)?)?;
+    dict.set_item("class_weights", PyArray2::from_vec2(py, &weights)?)?;
     dict.set_item("n_node_samples", PyArray1::from_vec(py, rows))?;
+    dict.set_item(
+        "weighted_n_node_samples",
+        PyArray1::from_vec(py, weighted_rows),
+    )?;
     dict.set_item("label", PyArray1::from_vec(py, label))?;
     dict.set_item("gain", PyArray1::from_vec(py, gain))?;
     dict.set_item("used_features", PyArray1::from_vec(py, used))?;

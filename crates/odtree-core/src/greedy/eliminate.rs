@@ -81,6 +81,8 @@ struct Scorer {
 /// rows, the first on ties, if it is fewer than the current subset's; it stops otherwise.
 /// When `budget` runs out it stops before the next candidate and keeps the last accepted
 /// subset.
+/// On a weighted table, the trees are grown on the weighted building rows, but the errors
+/// count search rows, whatever their weights.
 pub fn backward_elimination(
     table: &Table,
     folds: &[Fold],

@@ -8,84 +8,133 @@
 //! sums, independent of their order, so a split's gain depends only on the multiset of its
 //! counts (permuting the classes or swapping the branches gives the same bits) and equal counts
 //! always give equal scores: ties are real ties, which the learner breaks by feature index.
+//!
+//! Weighted rows count by their weight in units (`weights.rs`), so counts are integers either
+//! way, up to `2^53`: the terms of the counts up to the number of rows are looked up in a
+//! table, and larger ones (weighted counts only) are computed by the same expression, so a
+//! count has one term wherever it comes from. `c ln c · 2^52` stays below `2^112` for
+//! `c ≤ 2^53`, within an `i128`.
+
+use super::weights::Weighing;
 
 /// Fractional bits of the fixed-point terms `c ln c`.
 const FRACTION_BITS: i32 = 52;
 
-/// `c ln c` for every count `c` up to the number of training rows, in fixed point.
+/// `c ln c` of a count in fixed point: the same expression for the table and beyond it.
+fn term(count: u64) -> i128 {
+    if count < 2 {
+        0 // 0 ln 0 = 1 ln 1 = 0
+    } else {
+        let c = count as f64;
+        (c * c.ln() * 2f64.powi(FRACTION_BITS)) as i128
+    }
+}
+
+/// [`term`] out of line, for the counts beyond the table (weighted counts only), so that the
+/// lookup stays small where it is inlined.
+#[cold]
+#[inline(never)]
+fn computed_term(count: u64) -> i128 {
+    term(count)
+}
+
+/// `c ln c` in fixed point for every count, looked up for counts up to a bound.
 pub(crate) struct NLogN {
     terms: Vec<i128>,
 }
 
 impl NLogN {
-    /// The terms for the counts `0..=max_count`.
+    /// The terms, with those of the counts `0..=max_count` in a table.
     pub fn new(max_count: usize) -> Self {
-        let scale = 2f64.powi(FRACTION_BITS);
-        let terms = (0..=max_count)
-            .map(|c| {
-                if c < 2 {
-                    0 // 0 ln 0 = 1 ln 1 = 0
-                } else {
-                    let c = c as f64;
-                    (c * c.ln() * scale) as i128
-                }
-            })
-            .collect();
+        let terms = (0..=max_count as u64).map(term).collect();
         Self { terms }
     }
 
+    /// `c ln c` of `count`, in fixed point, for rows counted by `W`. Unweighted counts are
+    /// rows, always in the table (the learner's table covers them all): a plain lookup, as
+    /// fast as before weights existed.
+    #[inline]
+    fn term<W: Weighing>(&self, count: u64) -> i128 {
+        if W::UNIT_WEIGHTS {
+            return self.terms[count as usize];
+        }
+        match self.terms.get(count as usize) {
+            Some(&looked_up) => looked_up,
+            None => computed_term(count),
+        }
+    }
+
     /// `n·H` of class counts summing to `total`, in fixed-point nats.
-    pub fn entropy_mass(&self, counts: impl Iterator<Item = usize>, total: usize) -> i128 {
-        self.terms[total] - counts.map(|c| self.terms[c]).sum::<i128>()
+    pub fn entropy_mass<W: Weighing>(&self, counts: impl Iterator<Item = u64>, total: u64) -> i128 {
+        self.term::<W>(total) - counts.map(|c| self.term::<W>(c)).sum::<i128>()
     }
 
     /// The gain and split information of splitting a node (`parent`) into the rows with class
-    /// counts `inside` (`n_inside` rows) and the others.
+    /// counts `inside` (`n_inside` in all) and the others.
     ///
     /// A split whose branches have the class proportions of the node (an exact test on the
     /// integer counts) has gain exactly 0, whatever the rounding of the terms; no gain is
     /// negative.
-    pub fn split_gain(&self, parent: &NodeCounts, inside: &[usize], n_inside: usize) -> SplitGain {
-        let n_outside = parent.n_rows - n_inside;
+    pub fn split_gain<W: Weighing>(
+        &self,
+        parent: &NodeCounts,
+        inside: &[u64],
+        n_inside: u64,
+    ) -> SplitGain {
+        let n_outside = parent.total - n_inside;
         let outside = parent.counts.iter().zip(inside).map(|(&all, &i)| all - i);
         let independent =
             parent.counts.iter().zip(inside).all(|(&all, &i)| {
-                i as u128 * parent.n_rows as u128 == all as u128 * n_inside as u128
+                i as u128 * parent.total as u128 == all as u128 * n_inside as u128
             });
         let gain = if independent {
             0
         } else {
-            let inside_mass = self.entropy_mass(inside.iter().copied(), n_inside);
-            let outside_mass = self.entropy_mass(outside, n_outside);
+            let inside_mass = self.entropy_mass::<W>(inside.iter().copied(), n_inside);
+            let outside_mass = self.entropy_mass::<W>(outside, n_outside);
             (parent.mass - inside_mass - outside_mass).max(0)
         };
-        let split_info = self.terms[parent.n_rows] - self.terms[n_inside] - self.terms[n_outside];
+        let split_info =
+            self.term::<W>(parent.total) - self.term::<W>(n_inside) - self.term::<W>(n_outside);
         SplitGain { gain, split_info }
     }
 }
 
 /// The class counts of a node, against which its splits are scored.
 pub(crate) struct NodeCounts<'a> {
-    counts: &'a [usize],
+    counts: &'a [u64],
+    total: u64,
     n_rows: usize,
     mass: i128,
 }
 
 impl<'a> NodeCounts<'a> {
-    /// The node with these class counts.
-    pub fn new(nlogn: &NLogN, counts: &'a [usize]) -> Self {
-        let n_rows = counts.iter().sum();
-        let mass = nlogn.entropy_mass(counts.iter().copied(), n_rows);
+    /// The node of `n_rows` rows with these class counts (rows, or weights in units, as `W`
+    /// counts them).
+    pub fn new<W: Weighing>(nlogn: &NLogN, counts: &'a [u64], n_rows: usize) -> Self {
+        let total = counts.iter().sum();
+        let mass = nlogn.entropy_mass::<W>(counts.iter().copied(), total);
         Self {
             counts,
+            total,
             n_rows,
             mass,
         }
     }
 
+    /// The class counts.
+    pub fn counts(&self) -> &[u64] {
+        self.counts
+    }
+
     /// Number of rows of the node.
     pub fn n_rows(&self) -> usize {
         self.n_rows
+    }
+
+    /// The sum of the class counts: the rows, or their weight in units.
+    pub fn total(&self) -> u64 {
+        self.total
     }
 }
 
@@ -100,9 +149,10 @@ pub(crate) struct SplitGain {
 }
 
 impl SplitGain {
-    /// The information gain in bits per row of a node of `n_rows` rows.
-    pub fn bits(&self, n_rows: usize) -> f64 {
-        self.gain as f64 / 2f64.powi(FRACTION_BITS) / n_rows as f64 / std::f64::consts::LN_2
+    /// The information gain in bits per row (per unit of weight) of a node whose counts sum
+    /// to `total`.
+    pub fn bits(&self, total: u64) -> f64 {
+        self.gain as f64 / 2f64.powi(FRACTION_BITS) / total as f64 / std::f64::consts::LN_2
     }
 
     /// Gain divided by split information (0 if the split information is not positive).
@@ -117,13 +167,14 @@ impl SplitGain {
 
 #[cfg(test)]
 mod tests {
+    use super::super::weights::{Unweighted, Weighted};
     use super::*;
 
-    fn gain_of(parent: &[usize], inside: &[usize]) -> (f64, f64) {
+    fn gain_of(parent: &[u64], inside: &[u64]) -> (f64, f64) {
         let nlogn = NLogN::new(100);
-        let node = NodeCounts::new(&nlogn, parent);
-        let split = nlogn.split_gain(&node, inside, inside.iter().sum());
-        (split.bits(node.n_rows()), split.ratio())
+        let node = NodeCounts::new::<Weighted>(&nlogn, parent, 0);
+        let split = nlogn.split_gain::<Weighted>(&node, inside, inside.iter().sum());
+        (split.bits(node.total()), split.ratio())
     }
 
     #[test]
@@ -148,12 +199,48 @@ mod tests {
     #[test]
     fn order_of_classes_and_branches_does_not_change_the_bits() {
         let nlogn = NLogN::new(100);
-        let score = |parent: &[usize], inside: &[usize]| {
-            let node = NodeCounts::new(&nlogn, parent);
-            nlogn.split_gain(&node, inside, inside.iter().sum())
+        let score = |parent: &[u64], inside: &[u64]| {
+            let node = NodeCounts::new::<Unweighted>(&nlogn, parent, 0);
+            nlogn.split_gain::<Unweighted>(&node, inside, inside.iter().sum())
         };
         let base = score(&[17, 23, 11, 7], &[3, 19, 5, 2]);
         assert_eq!(base, score(&[11, 7, 23, 17], &[5, 2, 19, 3]));
         assert_eq!(base, score(&[17, 23, 11, 7], &[14, 4, 6, 5]));
+    }
+
+    #[test]
+    fn terms_beyond_the_table_are_the_same_expression() {
+        let (small, large) = (NLogN::new(10), NLogN::new(1000));
+        for count in [0, 1, 2, 11, 500, 1000] {
+            assert_eq!(
+                small.term::<Weighted>(count),
+                large.term::<Unweighted>(count)
+            );
+        }
+        // the largest count, 2^53, stays well inside an i128
+        let top = small.term::<Weighted>(1 << 53);
+        assert!(top > 0 && top < 1 << 112);
+    }
+
+    #[test]
+    fn scaled_counts_score_as_the_counts() {
+        // weights in units: the same class proportions, scaled by 3 and by 2^20, give the
+        // same bits up to rounding, and scaling every count by one factor keeps ties tied
+        let (bits, ratio) = gain_of(&[9, 5], &[3, 3]);
+        for scale in [3, 1 << 20, 1 << 40] {
+            let (scaled_bits, scaled_ratio) =
+                gain_of(&[9 * scale, 5 * scale], &[3 * scale, 3 * scale]);
+            assert!((scaled_bits - bits).abs() < 1e-12);
+            assert!((scaled_ratio - ratio).abs() < 1e-12);
+        }
+        let big = 1u64 << 40;
+        let nlogn = NLogN::new(0);
+        let (counts, swapped_counts) = ([7 * big, 5 * big], [5 * big, 7 * big]);
+        let node = NodeCounts::new::<Weighted>(&nlogn, &counts, 0);
+        let swapped = NodeCounts::new::<Weighted>(&nlogn, &swapped_counts, 0);
+        assert_eq!(
+            nlogn.split_gain::<Weighted>(&node, &[3 * big, 1], 3 * big + 1),
+            nlogn.split_gain::<Weighted>(&swapped, &[1, 3 * big], 3 * big + 1)
+        );
     }
 }

@@ -5,6 +5,7 @@ use super::gain::{NLogN, NodeCounts};
 use super::scan::{ColumnBest, Scanner};
 use super::table::Table;
 use super::tree::{GreedyNode, GreedyTree, Split};
+use super::weights::{Unweighted, Weighing, Weighted};
 use crate::error::{OdtError, Result};
 
 /// The score that ranks the columns' best tests at a node.
@@ -49,12 +50,13 @@ pub struct GreedyConfig {
     /// What ranks the columns at a node.
     pub criterion: Criterion,
     /// A test is allowed only if both of its branches hold at least this many rows (C4.5's
-    /// `-m`); at least 1.
+    /// `-m`); at least 1. Rows are counted whatever their weights (rows of weight zero are
+    /// left out), so that the admissible tests do not depend on the scale of the weights.
     pub min_cases: usize,
     /// Nodes at this depth become leaves; `None`: no limit.
     pub max_depth: Option<usize>,
-    /// A column takes part only if its best test gains at least this many bits per row; 0
-    /// allows every test, even one that gains nothing.
+    /// A column takes part only if its best test gains at least this many bits per row (per
+    /// unit of weight, on a weighted table); 0 allows every test, even one that gains nothing.
     pub min_gain: f64,
 }
 
@@ -98,19 +100,39 @@ impl<'a> GreedyLearner<'a> {
                 config.min_gain
             )));
         }
+        // counts above the number of rows occur only with weights, whose terms are computed
+        let largest_count = match table.row_weights() {
+            Some(weights) => table.n_rows().min(weights.total() as usize),
+            None => table.n_rows(),
+        };
         Ok(Self {
             table,
             config,
-            nlogn: NLogN::new(table.n_rows()),
+            nlogn: NLogN::new(largest_count),
         })
+    }
+
+    /// The rows that the root holds: all of them, but those of weight zero.
+    fn root_rows(&self) -> Vec<u32> {
+        let rows = 0..self.table.n_rows() as u32;
+        match self.table.row_weights() {
+            Some(weights) => rows
+                .filter(|&row| weights.units()[row as usize] > 0)
+                .collect(),
+            None => rows.collect(),
+        }
     }
 
     /// The tree `DT(allowed)`: grown top-down on the whole table, splitting only on the
     /// features in `allowed` (any order, repeats ignored). An empty set gives a single leaf.
+    /// Rows of weight zero take no part.
     pub fn build(&self, allowed: &[usize]) -> Result<GreedyTree> {
         let allowed = self.checked(allowed)?;
-        let rows = (0..self.table.n_rows() as u32).collect();
-        Ok(GreedyTree::from_nodes(self.grow(&allowed, rows, 0)))
+        Ok(GreedyTree::from_nodes(self.grow(
+            &allowed,
+            self.root_rows(),
+            0,
+        )))
     }
 
     /// The tree `DT(allowed)` from `tree = DT(allowed ∪ {removed})`, rebuilding only the
@@ -130,7 +152,7 @@ impl<'a> GreedyLearner<'a> {
             )));
         }
         let mut nodes = Vec::with_capacity(tree.nodes().len());
-        let rows = (0..self.table.n_rows() as u32).collect();
+        let rows = self.root_rows();
         self.copy_without(tree, 0, rows, 0, &allowed, removed, &mut nodes);
         Ok(GreedyTree::from_nodes(nodes))
     }
@@ -207,9 +229,31 @@ impl<'a> GreedyLearner<'a> {
     /// The subtree grown on `rows` at `depth` with the sorted `allowed` features, its nodes
     /// in pre-order and numbered from 0.
     fn grow(&self, allowed: &[usize], rows: Vec<u32>, depth: usize) -> Vec<GreedyNode> {
+        match self.table.row_weights() {
+            None => self.grow_with(Unweighted, allowed, rows, depth, |units| units as f64),
+            Some(weights) => self.grow_with(
+                Weighted::new(weights.units()),
+                allowed,
+                rows,
+                depth,
+                |units| weights.value(units),
+            ),
+        }
+    }
+
+    /// [`Self::grow`], the rows counted by `weighing`; `weight_of` turns units into weights.
+    fn grow_with<W: Weighing>(
+        &self,
+        weighing: W,
+        allowed: &[usize],
+        rows: Vec<u32>,
+        depth: usize,
+        weight_of: impl Fn(u64) -> f64,
+    ) -> Vec<GreedyNode> {
         let n_classes = self.table.n_classes();
-        let mut scanner = Scanner::new(&self.nlogn, self.config.min_cases, n_classes);
+        let mut scanner = Scanner::new(&self.nlogn, self.config.min_cases, n_classes, weighing);
         let mut nodes: Vec<GreedyNode> = Vec::new();
+        let mut class_units = vec![0; n_classes]; // reused from node to node
         let mut stack = vec![Pending {
             rows,
             depth,
@@ -224,14 +268,20 @@ impl<'a> GreedyLearner<'a> {
                 }
             }
             let mut class_counts = vec![0; n_classes];
+            class_units.fill(0);
             for &row in &pending.rows {
-                class_counts[self.table.labels()[row as usize] as usize] += 1;
+                let class = self.table.labels()[row as usize] as usize;
+                class_counts[class] += 1;
+                class_units[class] += weighing.units_of(row);
             }
-            let best = self.best_split(allowed, &pending, &class_counts, &mut scanner);
-            let n_rows = pending.rows.len();
+            let node = NodeCounts::new::<W>(&self.nlogn, &class_units, pending.rows.len());
+            let best = self.best_split(allowed, &pending, &node, &mut scanner);
+            let (n_rows, total) = (pending.rows.len(), node.total());
+            let class_weights = class_units.iter().map(|&units| weight_of(units)).collect();
             let Some(best) = best else {
                 nodes.push(GreedyNode {
                     class_counts,
+                    class_weights,
                     n_rows,
                     split: None,
                 });
@@ -243,10 +293,11 @@ impl<'a> GreedyLearner<'a> {
                 .partition(|&&row| best.test.holds(self.table, row as usize));
             nodes.push(GreedyNode {
                 class_counts,
+                class_weights,
                 n_rows,
                 split: Some(Split {
                     test: best.test,
-                    gain: best.gain.bits(n_rows),
+                    gain: best.gain.bits(total),
                     children: [0, 0],
                 }),
             });
@@ -261,34 +312,34 @@ impl<'a> GreedyLearner<'a> {
         nodes
     }
 
-    /// The split of a node, or `None` to make it a leaf: pure, too small for two branches of
-    /// `min_cases` rows, at the depth limit, or with no allowed test. Columns are scanned by
-    /// increasing index and replaced only by a strictly better score, so ties go to the
-    /// lowest index.
-    fn best_split(
+    /// The split of a node (`pending`, of class counts `node`), or `None` to make it a leaf:
+    /// pure, too small for two branches of `min_cases` rows, at the depth limit, or with no
+    /// allowed test. Columns are scanned by increasing index and replaced only by a strictly
+    /// better score, so ties go to the lowest index.
+    fn best_split<W: Weighing>(
         &self,
         allowed: &[usize],
         pending: &Pending,
-        class_counts: &[usize],
-        scanner: &mut Scanner,
+        node: &NodeCounts,
+        scanner: &mut Scanner<W>,
     ) -> Option<ColumnBest> {
         let n_rows = pending.rows.len();
-        let pure = class_counts.contains(&n_rows);
+        // every row counts at least one unit, so one class holding all units holds all rows
+        let pure = node.counts().contains(&node.total());
         let too_deep = self.config.max_depth.is_some_and(|d| pending.depth >= d);
         if pure || too_deep || n_rows < 2 * self.config.min_cases {
             return None;
         }
-        let node = NodeCounts::new(&self.nlogn, class_counts);
         let columns = self.table.columns();
         let labels = self.table.labels();
         let mut best: Option<(f64, ColumnBest)> = None;
         for &feature in allowed {
             let Some(candidate) =
-                scanner.best(feature, &columns[feature], labels, &pending.rows, &node)
+                scanner.best(feature, &columns[feature], labels, &pending.rows, node)
             else {
                 continue;
             };
-            if candidate.gain.bits(n_rows) < self.config.min_gain {
+            if candidate.gain.bits(node.total()) < self.config.min_gain {
                 continue;
             }
             let score = self.config.criterion.score(&candidate);

@@ -31,6 +31,13 @@
 //!   of the rows, the classes or the branches, and equal counts give equal scores. The score
 //!   of a column depends only on that column and the node's rows, never on the other allowed
 //!   features.
+//! - **Weights.** A table may weigh its rows ([`Table::with_weights`]). Each weight is held as
+//!   a whole number of units of one power of two, chosen from the weights alone (see
+//!   `weights.rs`), and a row counts as that many rows in the class counts, the gains and the
+//!   split information; so counts stay exact integers and everything above holds as without
+//!   weights. Integer weights are never rounded: a row of weight 3 counts exactly as three
+//!   copies of it, and weights that are all 1 give the unweighted tree. `min_cases` still
+//!   counts rows, and rows of weight zero take no part.
 //!
 //! These are the assumptions of spec A.2 (argmax split with a per-feature score, a global
 //! tie-break order, stopping that depends on the allowed set only through the admissible
@@ -57,9 +64,12 @@ mod induce;
 mod scan;
 mod table;
 mod tree;
+mod weights;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod weighted_tests;
 
 pub use distinct::{DistinctTree, DistinctTrees, RemovalOrder};
 pub use eliminate::{backward_elimination, Elimination, Fold, Selection};

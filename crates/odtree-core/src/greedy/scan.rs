@@ -3,6 +3,7 @@
 use super::gain::{NLogN, NodeCounts, SplitGain};
 use super::table::Column;
 use super::tree::Test;
+use super::weights::Weighing;
 
 /// A column's best test at a node, with its gain.
 pub(crate) struct ColumnBest {
@@ -10,21 +11,25 @@ pub(crate) struct ColumnBest {
     pub gain: SplitGain,
 }
 
-/// Scans columns for their best test, with buffers reused from node to node.
-pub(crate) struct Scanner<'a> {
+/// Scans columns for their best test, with buffers reused from node to node. Rows count as
+/// `weighing` says; each sorted row carries its label and, when weighted, its weight.
+pub(crate) struct Scanner<'a, W: Weighing> {
     nlogn: &'a NLogN,
     min_cases: usize,
-    numeric: Vec<(f64, u32)>,
-    coded: Vec<(u32, u32)>,
-    inside: Vec<usize>,
+    weighing: W,
+    numeric: Vec<(f64, u32, W::Carried)>,
+    coded: Vec<(u32, u32, W::Carried)>,
+    inside: Vec<u64>,
 }
 
-impl<'a> Scanner<'a> {
-    /// A scanner for tests whose two branches each hold at least `min_cases` rows.
-    pub fn new(nlogn: &'a NLogN, min_cases: usize, n_classes: usize) -> Self {
+impl<'a, W: Weighing> Scanner<'a, W> {
+    /// A scanner for tests whose two branches each hold at least `min_cases` rows (rows,
+    /// whatever their weights).
+    pub fn new(nlogn: &'a NLogN, min_cases: usize, n_classes: usize, weighing: W) -> Self {
         Self {
             nlogn,
             min_cases,
+            weighing,
             numeric: Vec::new(),
             coded: Vec::new(),
             inside: vec![0; n_classes],
@@ -48,9 +53,10 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    /// Whether a branch of `n_inside` rows, out of the node's, leaves both sides large enough.
-    fn balanced(&self, n_inside: usize, node: &NodeCounts) -> bool {
-        n_inside >= self.min_cases && node.n_rows() - n_inside >= self.min_cases
+    /// Whether a branch of `rows_inside` rows, out of the node's, leaves both sides large
+    /// enough.
+    fn balanced(&self, rows_inside: usize, node: &NodeCounts) -> bool {
+        rows_inside >= self.min_cases && node.n_rows() - rows_inside >= self.min_cases
     }
 
     /// Thresholds at the midpoints between consecutive distinct values, scanned upwards.
@@ -63,22 +69,31 @@ impl<'a> Scanner<'a> {
         node: &NodeCounts,
     ) -> Option<ColumnBest> {
         self.numeric.clear();
-        let pairs = rows
+        let weighing = self.weighing;
+        let triples = rows
             .iter()
-            .map(|&r| (values[r as usize], labels[r as usize]));
-        self.numeric.extend(pairs);
+            .map(|&r| (values[r as usize], labels[r as usize], weighing.carried(r)));
+        self.numeric.extend(triples);
         self.numeric.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
         self.inside.fill(0);
+        let mut weight_inside = 0;
         let mut best: Option<ColumnBest> = None;
         for (i, window) in self.numeric.windows(2).enumerate() {
-            let ((value, label), (next, _)) = (window[0], window[1]);
-            self.inside[label as usize] += 1;
-            let n_inside = i + 1;
+            let ((value, label, carried), (next, _, _)) = (window[0], window[1]);
+            let units = W::units(carried);
+            self.inside[label as usize] += units;
+            weight_inside += units;
             // `==`, not the sort's total order: -0.0 and 0.0 are one value
-            if value == next || !self.balanced(n_inside, node) {
+            if value == next || !self.balanced(i + 1, node) {
                 continue;
             }
-            let gain = self.nlogn.split_gain(node, &self.inside, n_inside);
+            // the rows when unweighted: no second running sum in that loop
+            let n_inside = if W::UNIT_WEIGHTS {
+                i as u64 + 1
+            } else {
+                weight_inside
+            };
+            let gain = self.nlogn.split_gain::<W>(node, &self.inside, n_inside);
             if best.as_ref().is_none_or(|b| gain.gain > b.gain.gain) {
                 let threshold = midpoint(value, next);
                 best = Some(ColumnBest {
@@ -100,10 +115,11 @@ impl<'a> Scanner<'a> {
         node: &NodeCounts,
     ) -> Option<ColumnBest> {
         self.coded.clear();
-        let pairs = rows
+        let weighing = self.weighing;
+        let triples = rows
             .iter()
-            .map(|&r| (codes[r as usize], labels[r as usize]));
-        self.coded.extend(pairs);
+            .map(|&r| (codes[r as usize], labels[r as usize], weighing.carried(r)));
+        self.coded.extend(triples);
         self.coded.sort_unstable();
         self.inside.fill(0);
         let mut best: Option<ColumnBest> = None;
@@ -111,12 +127,14 @@ impl<'a> Scanner<'a> {
             if !self.balanced(group.len(), node) {
                 continue;
             }
-            for &(_, label) in group {
-                self.inside[label as usize] += 1;
+            let mut n_inside = 0;
+            for &(_, label, carried) in group {
+                self.inside[label as usize] += W::units(carried);
+                n_inside += W::units(carried);
             }
-            let gain = self.nlogn.split_gain(node, &self.inside, group.len());
-            for &(_, label) in group {
-                self.inside[label as usize] -= 1;
+            let gain = self.nlogn.split_gain::<W>(node, &self.inside, n_inside);
+            for &(_, label, carried) in group {
+                self.inside[label as usize] -= W::units(carried);
             }
             if best.as_ref().is_none_or(|b| gain.gain > b.gain.gain) {
                 let code = group[0].0;
@@ -143,6 +161,7 @@ fn midpoint(lower: f64, upper: f64) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    use super::super::weights::{Unweighted, Weighted};
     use super::*;
 
     #[test]
@@ -159,9 +178,9 @@ mod tests {
         let nlogn = NLogN::new(10);
         let labels = [0, 0, 1, 1, 1, 0];
         let counts = [3, 3];
-        let node = NodeCounts::new(&nlogn, &counts);
+        let node = NodeCounts::new::<Unweighted>(&nlogn, &counts, 6);
         let rows: Vec<u32> = (0..6).collect();
-        let mut scanner = Scanner::new(&nlogn, 1, 2);
+        let mut scanner = Scanner::new(&nlogn, 1, 2, Unweighted);
         // x: the cut between 2 and 3 parts the classes; -0.0 and 0.0 are one value
         let values = Column::Numeric(vec![-0.0, 2.0, 3.0, 4.0, 5.0, 0.0]);
         let best = scanner.best(0, &values, &labels, &rows, &node).unwrap();
@@ -184,7 +203,51 @@ mod tests {
         );
         assert!((best.gain.bits(6) - 1.0).abs() < 1e-12);
         // with min_cases = 4 no test leaves 4 rows on both sides
-        let mut strict = Scanner::new(&nlogn, 4, 2);
+        let mut strict = Scanner::new(&nlogn, 4, 2, Unweighted);
         assert!(strict.best(0, &values, &labels, &rows, &node).is_none());
+    }
+
+    #[test]
+    fn weighted_rows_count_as_their_copies() {
+        // row weights (in units) 1, 3, 2, 1 against the rows repeated that many times
+        let nlogn = NLogN::new(10);
+        let (labels, units) = ([0, 1, 1, 0], [1, 3, 2, 1]);
+        let values = Column::Numeric(vec![1.0, 2.0, 3.0, 4.0]);
+        let codes = Column::Categorical(vec![5, 6, 6, 5]);
+        let counts = [2, 5];
+        let weighted_node = NodeCounts::new::<Weighted>(&nlogn, &counts, 4);
+        let rows: Vec<u32> = (0..4).collect();
+        let mut weighted = Scanner::new(&nlogn, 1, 2, Weighted::new(&units));
+        let copies: Vec<usize> = (0..4).flat_map(|r| vec![r; units[r] as usize]).collect();
+        let copied_labels: Vec<u32> = copies.iter().map(|&r| labels[r]).collect();
+        let copied = |column: &Column| match column {
+            Column::Numeric(v) => Column::Numeric(copies.iter().map(|&r| v[r]).collect()),
+            Column::Categorical(c) => Column::Categorical(copies.iter().map(|&r| c[r]).collect()),
+        };
+        let copied_rows: Vec<u32> = (0..copies.len() as u32).collect();
+        let copied_node = NodeCounts::new::<Unweighted>(&nlogn, &counts, copies.len());
+        let mut unweighted = Scanner::new(&nlogn, 1, 2, Unweighted);
+        for column in [values, codes] {
+            let by_weight = weighted
+                .best(0, &column, &labels, &rows, &weighted_node)
+                .unwrap();
+            let by_copies = unweighted
+                .best(
+                    0,
+                    &copied(&column),
+                    &copied_labels,
+                    &copied_rows,
+                    &copied_node,
+                )
+                .unwrap();
+            assert_eq!(by_weight.test, by_copies.test);
+            assert_eq!(by_weight.gain, by_copies.gain);
+        }
+        // min_cases counts rows, not weight: 4 rows of weight 7 cannot leave 3 on each side
+        let mut strict = Scanner::new(&nlogn, 3, 2, Weighted::new(&units));
+        let values = Column::Numeric(vec![1.0, 2.0, 3.0, 4.0]);
+        assert!(strict
+            .best(0, &values, &labels, &rows, &weighted_node)
+            .is_none());
     }
 }

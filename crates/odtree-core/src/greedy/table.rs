@@ -1,5 +1,6 @@
 //! The training data of the greedy learner: typed columns over the same rows, and labels.
 
+use super::weights::RowWeights;
 use crate::error::{OdtError, Result};
 
 /// One input column, a feature of the greedy learner.
@@ -20,12 +21,14 @@ impl Column {
     }
 }
 
-/// Columns and class labels of the training rows, checked once; feature `j` is column `j`.
+/// Columns, class labels and optional weights of the training rows, checked once; feature
+/// `j` is column `j`.
 #[derive(Clone, Debug)]
 pub struct Table {
     columns: Vec<Column>,
     labels: Vec<u32>,
     n_classes: usize,
+    weights: Option<RowWeights>,
 }
 
 impl Table {
@@ -66,7 +69,24 @@ impl Table {
             columns,
             labels,
             n_classes,
+            weights: None,
         })
+    }
+
+    /// The table with a weight for each row: finite, non-negative, not all zero. The learner
+    /// counts each row by its weight, rounded to a power-of-two unit so that sums of weights
+    /// are exact (integer weights are never rounded; see `weights.rs`), and leaves out rows of
+    /// weight zero.
+    pub fn with_weights(mut self, weights: &[f64]) -> Result<Self> {
+        if weights.len() != self.n_rows() {
+            return Err(OdtError::InvalidWeights(format!(
+                "{} weights for {} rows",
+                weights.len(),
+                self.n_rows()
+            )));
+        }
+        self.weights = Some(RowWeights::quantise(weights)?);
+        Ok(self)
     }
 
     /// Number of rows.
@@ -94,7 +114,19 @@ impl Table {
         &self.labels
     }
 
-    /// The table of the given rows (in that order, repeats kept).
+    /// The weight of each row as given to [`Table::with_weights`], or `None`: every row
+    /// weighs 1.
+    pub fn weights(&self) -> Option<&[f64]> {
+        self.weights.as_ref().map(RowWeights::given)
+    }
+
+    /// The quantised weights, if any.
+    pub(crate) fn row_weights(&self) -> Option<&RowWeights> {
+        self.weights.as_ref()
+    }
+
+    /// The table of the given rows (in that order, repeats kept), with their weights, which
+    /// are quantised again.
     pub fn select_rows(&self, rows: &[usize]) -> Result<Self> {
         let columns = self
             .columns
@@ -109,7 +141,13 @@ impl Table {
             })
             .collect();
         let labels = rows.iter().map(|&r| self.labels[r]).collect();
-        Self::new(columns, labels, self.n_classes)
+        let table = Self::new(columns, labels, self.n_classes)?;
+        match self.weights() {
+            Some(weights) => {
+                table.with_weights(&rows.iter().map(|&r| weights[r]).collect::<Vec<_>>())
+            }
+            None => Ok(table),
+        }
     }
 }
 
@@ -130,5 +168,21 @@ mod tests {
             (table.n_rows(), table.n_features(), table.n_classes()),
             (2, 1, 2)
         );
+        assert!(table.clone().with_weights(&[1.0]).is_err());
+        assert!(table.clone().with_weights(&[1.0, -1.0]).is_err());
+        assert!(table.clone().with_weights(&[0.0, 0.0]).is_err());
+        assert!(table.weights().is_none());
+    }
+
+    #[test]
+    fn selected_rows_keep_their_weights() {
+        let table = Table::new(vec![Column::Categorical(vec![7, 3, 5])], vec![0, 1, 1], 2)
+            .unwrap()
+            .with_weights(&[0.5, 2.0, 0.0])
+            .unwrap();
+        let selected = table.select_rows(&[1, 1, 0]).unwrap();
+        assert_eq!(selected.weights(), Some(&[2.0, 2.0, 0.5][..]));
+        assert_eq!(selected.row_weights().unwrap().units(), &[4, 4, 1]);
+        assert!(table.select_rows(&[2]).is_err()); // only a row of weight zero
     }
 }

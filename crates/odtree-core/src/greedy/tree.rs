@@ -55,8 +55,11 @@ pub struct Split {
 /// One node of a greedy tree.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GreedyNode {
-    /// Training rows of each class reaching the node.
+    /// Training rows of each class reaching the node (rows of weight zero reach none).
     pub class_counts: Vec<usize>,
+    /// The weight of each class's rows reaching the node, each row's weight rounded to the
+    /// table's unit (integer weights are exact); `class_counts` when the table has no weights.
+    pub class_weights: Vec<f64>,
     /// Training rows reaching the node.
     pub n_rows: usize,
     /// The split; `None` at a leaf.
@@ -69,11 +72,12 @@ impl GreedyNode {
         self.split.is_none()
     }
 
-    /// The most frequent class among the node's rows, the lowest index on ties.
+    /// The class of largest weight among the node's rows (the most frequent class when the
+    /// table has no weights), the lowest index on ties.
     pub fn majority_class(&self) -> u32 {
         let mut best = 0;
-        for (class, &count) in self.class_counts.iter().enumerate() {
-            if count > self.class_counts[best] {
+        for (class, &weight) in self.class_weights.iter().enumerate() {
+            if weight > self.class_weights[best] {
                 best = class;
             }
         }
