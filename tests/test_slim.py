@@ -234,3 +234,29 @@ def _children_impurity(X, labels) -> np.ndarray:
             result[column] = sum(len(side) / len(labels) * (1 - np.sum(
                 (np.bincount(side) / len(side)) ** 2)) for side in sides)
     return result
+
+
+@pytest.mark.parametrize("verdict", ["timeout", "unsat"])
+def test_time_left_goes_to_another_pass_only_after_a_timeout(monkeypatch, verdict):
+    """When every node has been tried, a call that ran out of time earns another pass with
+    twice the time per call; proofs alone end the run."""
+    import odtree._slim as slim
+
+    limits = []
+
+    def oracle(X, labels, target, time_limit, **kwargs):
+        limits.append(time_limit)
+        return None, verdict
+
+    monkeypatch.setattr(slim, "dp_min_depth", oracle)
+    X, y = make_classification(60, 6, n_informative=4, random_state=1)
+    cart = DecisionTreeClassifier(random_state=0).fit(X, y)
+    model = improve_depth(cart, X, y, oracle="dp", pilot=False, time_limit=4,
+                          sat_timeout=0.05)
+    assert np.array_equal(model.predict(X), cart.predict(X))
+    local = limits[1:]  # after the whole tree's call
+    assert local and all(limit <= 0.05 for limit in local[:1])
+    if verdict == "timeout":
+        assert max(local) >= 0.1 and model.fit_time_ >= 3.5
+    else:
+        assert max(local) <= 0.05 and model.fit_time_ < 3.5
