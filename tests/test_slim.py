@@ -128,6 +128,14 @@ def test_the_meta_estimator_fits_cart_and_improves_it():
     assert improver.improved_.get_depth() <= improver.original_.get_depth()
     prefit = DecisionTreeClassifier(max_depth=3).fit(X, y)
     assert DepthImprover(prefit, time_limit=1).fit(X, y).original_ is prefit
+    # scikit-learn's tree API, as the improved tree's
+    tree = improver.improved_
+    assert (improver.decision_path(X) != tree.decision_path(X)).nnz == 0
+    assert np.array_equal(improver.predict_log_proba(X), tree.predict_log_proba(X))
+    assert np.array_equal(improver.feature_importances_, tree.feature_importances_)
+    assert (improver.get_depth(), improver.get_n_leaves(), improver.n_classes_) == \
+        (tree.get_depth(), tree.get_n_leaves(), 2)
+    assert np.array_equal(improver.to_sklearn().predict(X), improver.predict(X))
 
 
 def test_a_spent_time_limit_returns_the_tree_unchanged():

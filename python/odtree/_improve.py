@@ -197,8 +197,9 @@ n_thresholds, random_state
     Attributes
     ----------
     original_ : the heuristic tree
-    improved_ : OptimalTreeClassifier, the shallower tree; ``predict``, ``predict_proba`` and
-        ``apply`` are its own.
+    improved_ : OptimalTreeClassifier, the shallower tree; ``predict``, ``predict_proba``,
+        ``predict_log_proba``, ``apply``, ``decision_path``, ``get_depth``, ``get_n_leaves``,
+        ``to_sklearn``, ``feature_importances_`` and ``n_classes_`` are its own.
     classes_, n_features_in_
 
     Examples
@@ -260,3 +261,35 @@ n_thresholds, random_state
     def apply(self, X):
         check_is_fitted(self)
         return self.improved_.apply(X)
+
+    def predict_log_proba(self, X):
+        check_is_fitted(self)
+        return self.improved_.predict_log_proba(X)
+
+    def decision_path(self, X):
+        check_is_fitted(self)
+        return self.improved_.decision_path(X)
+
+    def get_depth(self) -> int:
+        check_is_fitted(self)
+        return self.improved_.get_depth()
+
+    def get_n_leaves(self) -> int:
+        check_is_fitted(self)
+        return self.improved_.get_n_leaves()
+
+    def to_sklearn(self):
+        """The improved tree as a fitted scikit-learn ``DecisionTreeClassifier``."""
+        check_is_fitted(self)
+        return self.improved_.to_sklearn()
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """The improved tree's ``feature_importances_``."""
+        check_is_fitted(self)
+        return self.improved_.feature_importances_
+
+    @property
+    def n_classes_(self) -> int:
+        check_is_fitted(self)
+        return self.improved_.n_classes_
