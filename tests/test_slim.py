@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 from odtree import DepthImprover, OptimalTreeClassifier, export_text, from_json, improve_depth
-from odtree._pilot import pilot_tree
+from odtree._pilot import MEASURES, best_pilot_tree, pilot_tree
 from odtree._sat import min_depth_tree
 from odtree._slim import dp_min_depth, support_set
 from sklearn.datasets import make_classification
@@ -206,6 +206,18 @@ def test_the_pilot_tree_classifies_every_row(seed):
     assert np.isclose(gains[hurried.feature[0]], gains.max())
 
 
+@pytest.mark.parametrize("seed", range(5))
+def test_the_best_pilot_tree_is_the_shallowest_measure(seed):
+    X, labels = consistent_instance(seed, n=80, k=10, n_classes=3)
+    depths = {measure: pilot_tree(X, labels, measure=measure).depth() for measure in MEASURES}
+    best = best_pilot_tree(X, labels, target=0)
+    assert best.depth() == min(depths.values())
+    assert np.array_equal(best.predict(X), labels)
+    # the first measure's tree when it already reaches the target
+    first = best_pilot_tree(X, labels, target=depths["balanced"])
+    assert all(map(np.array_equal, first, pilot_tree(X, labels)))
+
+
 def test_the_pilot_beats_cart_where_cart_peels():
     """On noisy data CART grows a deep tree to purity; the pilot's whole tree is shallower
     and is kept first."""
@@ -225,7 +237,7 @@ def test_ctrl_c_in_the_pilot_ends_dt_slim(monkeypatch):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(slim, "pilot_tree", interrupted)
+    monkeypatch.setattr(slim, "best_pilot_tree", interrupted)
     Xc, yc = make_classification(300, 6, random_state=0)
     cart = DecisionTreeClassifier(random_state=0).fit(Xc, yc)
     model = improve_depth(cart, Xc, yc, time_limit=60)

@@ -2,12 +2,15 @@
 DT-SLIM's oracles improve on (beyond the paper).
 
 At each node, the splits Gini ranks best are each scored by growing CART (scikit-learn's,
-to purity) under both children: a child whose CART tree is ``d`` deep with ``l`` leaves
-counts ``d + log2(l)``, so that of two equally deep children the one needing fewer leaves
-is preferred, and the split whose worse child counts least wins. CART grows the rest of the
-tree once the time is up (one scikit-learn fit per unfinished node). On the benchmark sets
-this takes seconds and is often several levels shallower than CART itself, because CART
-peels pure blocks off one side while the pilot balances what is left to separate.
+to purity) under both children, and the split whose worse child scores least wins (the
+sum over both children breaks ties). A child's score is a measure of its CART tree, ``d``
+deep with ``l`` leaves: ``"balanced"`` counts ``d + log2(l)`` (of two equally deep children
+the one needing fewer leaves is preferred), ``"depth"`` counts ``d`` and ``"leaves"``
+``log2(l)``. Which measure gives the shallowest tree varies from one data set to the next,
+so :func:`best_pilot_tree` tries them all. CART grows the rest of the tree once the time is
+up (one scikit-learn fit per unfinished node). On the benchmark sets a tree takes seconds
+and is often several levels shallower than CART itself, because CART peels pure blocks off
+one side while the pilot balances what is left to separate.
 """
 
 from __future__ import annotations
@@ -29,11 +32,36 @@ ROLLOUT_ROWS = 4000
 ROLLOUT_ENTRIES = 2_000_000
 
 
-def pilot_tree(X: np.ndarray, labels: np.ndarray, *, candidates: int = CANDIDATES,
-               deadline: float | None = None) -> LocalTree:
+#: How a child's CART tree of depth ``d`` with ``l`` leaves is scored, in the order
+#: :func:`best_pilot_tree` tries them.
+MEASURES = {
+    "balanced": lambda depth, leaves: depth + np.log2(leaves),
+    "depth": lambda depth, leaves: float(depth),
+    "leaves": lambda depth, leaves: float(np.log2(leaves)),
+}
+
+
+def best_pilot_tree(X: np.ndarray, labels: np.ndarray, *, target: int,
+                    deadline: float | None = None) -> LocalTree:
+    """The shallowest of :func:`pilot_tree`'s trees under each of ``MEASURES``, tried in
+    turn until one is at most ``target`` deep or ``deadline`` has passed."""
+    best = None
+    for measure in MEASURES:
+        tree = pilot_tree(X, labels, measure=measure, deadline=deadline)
+        if best is None or tree.depth() < best.depth():
+            best = tree
+        if best.depth() <= target or (deadline is not None and time.monotonic() >= deadline):
+            break
+    return best
+
+
+def pilot_tree(X: np.ndarray, labels: np.ndarray, *, measure: str = "balanced",
+               candidates: int = CANDIDATES, deadline: float | None = None) -> LocalTree:
     """A tree over the 0/1 columns of ``X`` that classifies every row as ``labels`` does
-    (rows with equal values must have equal labels); CART's splits once ``deadline``
-    (``time.monotonic()`` seconds) has passed."""
+    (rows with equal values must have equal labels), its splits chosen by rollouts scored
+    by ``measure``; CART's splits once ``deadline`` (``time.monotonic()`` seconds) has
+    passed."""
+    score = MEASURES[measure]
     X = np.ascontiguousarray(X, dtype=np.uint8)
     labels = np.asarray(labels, dtype=np.int64)
     feature, child0, child1, label = [], [], [], []
@@ -54,7 +82,7 @@ def pilot_tree(X: np.ndarray, labels: np.ndarray, *, candidates: int = CANDIDATE
             values, counts = np.unique(labels[rows], return_counts=True)
             label[node] = int(values[np.argmax(counts)])
             continue
-        column = min(ranked[:candidates], key=lambda f: _score(X, labels, rows, f))
+        column = min(ranked[:candidates], key=lambda f: _split_score(X, labels, rows, f, score))
         goes = X[rows, column] == 1
         feature[node] = int(column)
         child0[node], child1[node] = new(), new()
@@ -96,25 +124,26 @@ def _ranked_splits(X: np.ndarray, labels: np.ndarray) -> np.ndarray:
     return order[:int(valid.sum())]
 
 
-def _score(X, labels, rows, column) -> tuple:
+def _split_score(X, labels, rows, column, score) -> tuple:
     """The split's rollout score: its worse child's, then the sum over both children."""
     goes = X[rows, column] == 1
-    sides = [_rollout(X, labels, rows[~goes]), _rollout(X, labels, rows[goes])]
+    sides = [score(*_rollout(X, labels, rows[~goes])), score(*_rollout(X, labels, rows[goes]))]
     return max(sides), sum(sides)
 
 
-def _rollout(X, labels, rows) -> float:
-    """``depth + log2(leaves)`` of CART grown to purity on ``rows``: 0 for pure rows. Above
-    ``ROLLOUT_ENTRIES``, CART sees a sample of the rows and the best columns."""
+def _rollout(X, labels, rows) -> tuple[int, int]:
+    """The depth and leaves of CART grown to purity on ``rows``: (0, 1) for pure rows. On
+    more than ``ROLLOUT_ROWS`` rows or ``ROLLOUT_ENTRIES`` entries, CART sees a sample of
+    the rows and the best columns."""
     if np.all(labels[rows] == labels[rows[0]]):
-        return 0.0
+        return 0, 1
     if len(rows) > ROLLOUT_ROWS:
         rows = rows[::-(-len(rows) // ROLLOUT_ROWS)]
     local = X[rows]
     if local.size > ROLLOUT_ENTRIES:
         local = local[:, _ranked_splits(local, labels[rows])[:ROLLOUT_ENTRIES // len(rows)]]
     cart = _cart(local, labels[rows])
-    return cart.get_depth() + float(np.log2(cart.get_n_leaves()))
+    return cart.get_depth(), cart.get_n_leaves()
 
 
 def _cart(X, labels) -> DecisionTreeClassifier:

@@ -18,7 +18,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._interrupts import note_interrupt
-from ._pilot import pilot_tree
+from ._pilot import best_pilot_tree
 from ._sat import LocalTree, min_depth_tree
 from ._slim_tree import SlimTree
 from ._solver import Solver
@@ -317,7 +317,7 @@ def _pilot_oracle(local: Local, target: int, deadline: float | None
     """The pilot method as an oracle: its tree of the local instance if it classifies every
     row and is at most ``target`` deep; ``"sat"``, ``"unsat"`` or ``"interrupted"``."""
     try:
-        tree = pilot_tree(local.X, local.labels, deadline=deadline)
+        tree = best_pilot_tree(local.X, local.labels, target=target, deadline=deadline)
     except KeyboardInterrupt:
         note_interrupt()
         return None, "interrupted"
