@@ -198,12 +198,9 @@ def test_the_pilot_tree_classifies_every_row(seed):
     X, labels = consistent_instance(seed, n=60, k=8, n_classes=3)
     tree = pilot_tree(X, labels)
     assert np.array_equal(tree.predict(X), labels)
-    # Gini's best split at every node when the time is already up, as CART's
-    hurried = pilot_tree(X, labels, deadline=0.0)
-    assert np.array_equal(hurried.predict(X), labels)
-    cart = DecisionTreeClassifier(random_state=0).fit(X, labels)
-    gains = cart.tree_.impurity[0] - _children_impurity(X, labels)
-    assert np.isclose(gains[hurried.feature[0]], gains.max())
+    # a tree not finished in time is given up
+    assert pilot_tree(X, labels, deadline=0.0) is None
+    assert best_pilot_tree(X, labels, target=0, deadline=0.0) is None
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -221,13 +218,13 @@ def test_the_best_pilot_tree_is_the_shallowest_measure(seed):
 def test_the_pilot_beats_cart_where_cart_peels():
     """On noisy data CART grows a deep tree to purity; the pilot's whole tree is shallower
     and is kept first."""
-    X, y = make_classification(2000, 12, n_informative=8, flip_y=0.05, random_state=3)
+    X, y = make_classification(600, 8, n_informative=6, flip_y=0.05, random_state=3)
     cart = DecisionTreeClassifier(random_state=0).fit(X, y)
-    model = improve_depth(cart, X, y, oracle="dp", time_limit=20, sat_timeout=2)
+    model = improve_depth(cart, X, y, oracle="dp", time_limit=12, sat_timeout=1)
     assert np.array_equal(model.predict(X), cart.predict(X))
     assert model.oracle_wins_["pilot"] >= 1
     whole = model.slim_log_[0]  # the pilot's whole tree comes first
-    assert whole.oracle == "pilot" and whole.rows == len(np.unique(X, axis=0))
+    assert whole.oracle == "pilot" and whole.outcome == "sat"
     assert whole.depth_after < whole.depth_before == cart.get_depth()
 
 
@@ -244,16 +241,6 @@ def test_ctrl_c_in_the_pilot_ends_dt_slim(monkeypatch):
     assert [attempt.outcome for attempt in model.slim_log_] == ["interrupted"]
     assert model.fit_time_ < 30 and np.array_equal(model.predict(Xc), cart.predict(Xc))
 
-
-def _children_impurity(X, labels) -> np.ndarray:
-    """The weighted Gini impurity of the two children of each column's split."""
-    result = np.full(X.shape[1], np.inf)
-    for column in range(X.shape[1]):
-        sides = [labels[X[:, column] == v] for v in (0, 1)]
-        if all(len(side) for side in sides):
-            result[column] = sum(len(side) / len(labels) * (1 - np.sum(
-                (np.bincount(side) / len(side)) ** 2)) for side in sides)
-    return result
 
 
 @pytest.mark.parametrize("verdict", ["timeout", "unsat"])

@@ -7,10 +7,10 @@ sum over both children breaks ties). A child's score is a measure of its CART tr
 deep with ``l`` leaves: ``"balanced"`` counts ``d + log2(l)`` (of two equally deep children
 the one needing fewer leaves is preferred), ``"depth"`` counts ``d`` and ``"leaves"``
 ``log2(l)``. Which measure gives the shallowest tree varies from one data set to the next,
-so :func:`best_pilot_tree` tries them all. CART grows the rest of the tree once the time is
-up (one scikit-learn fit per unfinished node). On the benchmark sets a tree takes seconds
-and is often several levels shallower than CART itself, because CART peels pure blocks off
-one side while the pilot balances what is left to separate.
+so :func:`best_pilot_tree` tries them all. A tree not finished in time is given up. On the
+benchmark sets a tree takes seconds and is often several levels shallower than CART
+itself, because CART peels pure blocks off one side while the pilot balances what is left
+to separate.
 """
 
 from __future__ import annotations
@@ -42,25 +42,28 @@ MEASURES = {
 
 
 def best_pilot_tree(X: np.ndarray, labels: np.ndarray, *, target: int,
-                    deadline: float | None = None) -> LocalTree:
+                    deadline: float | None = None) -> LocalTree | None:
     """The shallowest of :func:`pilot_tree`'s trees under each of ``MEASURES``, tried in
-    turn until one is at most ``target`` deep or ``deadline`` has passed."""
+    turn until one is at most ``target`` deep or ``deadline`` has passed (None: no tree
+    was finished in time)."""
     best = None
     for measure in MEASURES:
         tree = pilot_tree(X, labels, measure=measure, deadline=deadline)
+        if tree is None:
+            break
         if best is None or tree.depth() < best.depth():
             best = tree
-        if best.depth() <= target or (deadline is not None and time.monotonic() >= deadline):
+        if best.depth() <= target:
             break
     return best
 
 
 def pilot_tree(X: np.ndarray, labels: np.ndarray, *, measure: str = "balanced",
-               candidates: int = CANDIDATES, deadline: float | None = None) -> LocalTree:
+               candidates: int = CANDIDATES, deadline: float | None = None
+               ) -> LocalTree | None:
     """A tree over the 0/1 columns of ``X`` that classifies every row as ``labels`` does
     (rows with equal values must have equal labels), its splits chosen by rollouts scored
-    by ``measure``; CART's splits once ``deadline`` (``time.monotonic()`` seconds) has
-    passed."""
+    by ``measure``; None if ``deadline`` (``time.monotonic()`` seconds) passes first."""
     score = MEASURES[measure]
     X = np.ascontiguousarray(X, dtype=np.uint8)
     labels = np.asarray(labels, dtype=np.int64)
@@ -75,8 +78,7 @@ def pilot_tree(X: np.ndarray, labels: np.ndarray, *, measure: str = "balanced",
     while stack:
         node, rows = stack.pop()
         if deadline is not None and time.monotonic() >= deadline:
-            _graft_cart(X[rows], labels[rows], node, new, feature, child0, child1, label)
-            continue
+            return None
         ranked = _ranked_splits(X[rows], labels[rows])
         if len(ranked) == 0:
             values, counts = np.unique(labels[rows], return_counts=True)
@@ -89,21 +91,6 @@ def pilot_tree(X: np.ndarray, labels: np.ndarray, *, measure: str = "balanced",
         stack += [(child0[node], rows[~goes]), (child1[node], rows[goes])]
     return LocalTree(*(np.array(column, dtype=np.int64)
                        for column in (feature, child0, child1, label)))
-
-
-def _graft_cart(X, labels, node, new, feature, child0, child1, label) -> None:
-    """Grows CART (scikit-learn's, to purity) at ``node`` of the lists being built."""
-    cart = _cart(X, labels)
-    tree = cart.tree_
-    ids = {0: node}
-    for i in range(tree.node_count):  # parents come before their children
-        at = ids[i]
-        if tree.children_left[i] < 0:
-            label[at] = int(cart.classes_[np.argmax(tree.value[i, 0])])
-            continue
-        feature[at] = int(tree.feature[i])
-        child0[at], child1[at] = new(), new()  # x <= 0.5 is the value 0
-        ids[tree.children_left[i]], ids[tree.children_right[i]] = child0[at], child1[at]
 
 
 def _ranked_splits(X: np.ndarray, labels: np.ndarray) -> np.ndarray:

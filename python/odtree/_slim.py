@@ -103,10 +103,13 @@ class Slimmer:
         return self.limits[depth] if depth < len(self.limits) else 0
 
     def run(self) -> None:
-        if self.pilot:
-            self._pilot_whole_tree()
-        if self.oracle in ("dp", "both"):
-            self._whole_tree()
+        if self.pilot or self.oracle in ("dp", "both"):
+            # the whole tree's instance has no cut points: it stays the same when replaced
+            whole = self._local(self.tree.root, np.arange(len(self.X)), set(), 0)
+            if self.pilot:
+                self._pilot_whole_tree(whole)
+            if self.oracle in ("dp", "both"):
+                self._whole_tree(whole._replace(root=self.tree.root, depth=self.tree.depth()))
         # beyond the paper: time left after a pass that ran out of things to try goes to
         # another pass with twice the time per oracle call, if a call ran out of time
         while True:
@@ -150,12 +153,11 @@ class Slimmer:
                 done.update(path)
         return False
 
-    def _whole_tree(self) -> None:
-        """Beyond the paper: the exact engine on every row, for a whole tree of lower depth,
-        with ``WHOLE_SHARE`` of the time (the engine's anytime search often finds a much
-        shallower error-free tree at once); the local improvements go on from its tree."""
-        root = self.tree.root
-        local = self._local(root, np.arange(len(self.X)), set(), 0)
+    def _whole_tree(self, local: Local) -> None:
+        """Beyond the paper: the exact engine on every row (``local``), for a whole tree of
+        lower depth, with ``WHOLE_SHARE`` of the time (the engine's anytime search often
+        finds a much shallower error-free tree at once); the local improvements go on from
+        its tree."""
         left = self._left()
         call = None if left is None else left * WHOLE_SHARE
         if local.depth < 1 or (call is not None and call <= 0):
@@ -169,10 +171,9 @@ class Slimmer:
         if found is not None:
             self._replace(local, found, "dp")
 
-    def _pilot_whole_tree(self) -> None:
-        """Beyond the paper: the whole tree rebuilt by the pilot method (``_pilot.py``),
-        kept when shallower; the oracles go on from it."""
-        local = self._local(self.tree.root, np.arange(len(self.X)), set(), 0)
+    def _pilot_whole_tree(self, local: Local) -> None:
+        """Beyond the paper: the whole tree (every row: ``local``) rebuilt by the pilot
+        method (``_pilot.py``), kept when shallower; the oracles go on from it."""
         left = self._left()
         if local.depth < 2 or (left is not None and left <= 0):
             return
@@ -321,6 +322,8 @@ def _pilot_oracle(local: Local, target: int, deadline: float | None
     except KeyboardInterrupt:
         note_interrupt()
         return None, "interrupted"
+    if tree is None:
+        return None, "timeout"
     if tree.depth() > target or np.any(tree.predict(local.X) != local.labels):
         return None, "unsat"
     return tree, "sat"
