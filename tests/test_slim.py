@@ -6,6 +6,7 @@ from odtree import DepthImprover, OptimalTreeClassifier, export_text, from_json,
 from odtree._pilot import MEASURES, best_pilot_tree, pilot_tree
 from odtree._sat import min_depth_tree
 from odtree._slim import dp_min_depth, support_set
+from odtree.datasets import load_benchmark
 from sklearn.datasets import make_classification
 from sklearn.exceptions import NotFittedError
 from sklearn.tree import DecisionTreeClassifier
@@ -46,20 +47,21 @@ def test_both_oracles_find_the_least_depth(seed):
     X, labels = consistent_instance(seed)
     least = brute_min_depth(X, labels)
     start = X.shape[1]
-    dp, outcome = dp_min_depth(X, labels, start, 10.0)
+    dp, outcome, proved = dp_min_depth(X, labels, start, 10.0)
     sat, _ = min_depth_tree(X, labels, start, time_limit=10.0)
     for tree in (dp, sat):
         assert tree is not None and tree.depth() == least
         assert np.array_equal(tree.predict(X), labels)
-    below, outcome = dp_min_depth(X, labels, least - 1, 10.0)
-    assert below is None and outcome == "unsat"
+    assert proved == least  # every lower depth proved infeasible
+    below, outcome, proved = dp_min_depth(X, labels, least - 1, 10.0)
+    assert below is None and outcome == "unsat" and proved == least
 
 
 def test_the_engine_oracle_spends_an_error_budget():
     X, labels = consistent_instance(3, n=16, k=4, n_classes=2)
     counts = np.ones(len(X))
-    exact, _ = dp_min_depth(X, labels, 4, 10.0, counts=counts)
-    relaxed, _ = dp_min_depth(X, labels, 4, 10.0, counts=counts, errors=3)
+    exact, *_ = dp_min_depth(X, labels, 4, 10.0, counts=counts)
+    relaxed, *_ = dp_min_depth(X, labels, 4, 10.0, counts=counts, errors=3)
     assert relaxed.depth() <= exact.depth()
     assert np.count_nonzero(relaxed.predict(X) != labels) <= 3
 
@@ -118,6 +120,15 @@ def test_an_odtree_tree_improves_and_prints_and_saves():
     assert np.array_equal(model.predict(X), deep.predict(X))
     assert "class" in export_text(model)
     assert np.array_equal(from_json(model.to_json()).predict(X), model.predict(X))
+
+
+def test_a_proved_lower_bound_on_the_depth():
+    """The 6-multiplexer needs depth 3: the engine proves it, and the improved tree reaches
+    it."""
+    X, y = load_benchmark("nina/mux6-un_converted")
+    cart = DecisionTreeClassifier(random_state=0).fit(X, y)
+    model = improve_depth(cart, X, y, time_limit=30, sat_timeout=2)
+    assert model.depth_lower_bound_ == model.get_depth() == 3 < cart.get_depth()
 
 
 def test_the_meta_estimator_fits_cart_and_improves_it():

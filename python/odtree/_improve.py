@@ -84,7 +84,9 @@ def improve_depth(model, X, y=None, *, oracle="both", time_limit=300.0, sat_time
         A fitted tree (``status_ = "heuristic"``) with ``depth_log_`` (seconds, depth),
         ``slim_log_`` (one :class:`~odtree._slim.Attempt` per oracle call),
         ``oracle_wins_`` (how many kept subtrees each of ``"sat"``, ``"dp"`` and
-        ``"pilot"`` gave) and ``original_depth_``.
+        ``"pilot"`` gave), ``original_depth_`` and ``depth_lower_bound_`` (the engine proved
+        that no tree of lower depth over the same features keeps the classification within
+        ``max_errors``; 0 when it proved nothing).
     """
     started = time.monotonic()
     source = _as_odtree(model)
@@ -175,6 +177,7 @@ def _result(source, universe, binary, slimmer, y_codes, seconds) -> OptimalTreeC
     model.lower_bound_, model.optimal_, model.status_ = 0.0, False, "heuristic"
     model.fit_time_, model.n_cache_entries_ = seconds, 0
     model.original_depth_ = slimmer.depth_log[0][1]
+    model.depth_lower_bound_ = slimmer.least_depth
     model.depth_log_ = np.array(slimmer.depth_log)
     model.slim_log_ = slimmer.log
     model.oracle_wins_ = dict(slimmer.wins)

@@ -85,6 +85,8 @@ class Slimmer:
         self.oracle, self.limits, self.sat_timeout = oracle, sample_limit, sat_timeout
         self.encoding, self.solver, self.budget = encoding, solver, max_errors
         self.deadline, self.rng, self.pilot = deadline, rng, pilot
+        #: Every whole tree of lower depth was proved to misclassify too many rows.
+        self.least_depth = 0
         self.log: list[Attempt] = []
         self.wins = {"sat": 0, "dp": 0, "pilot": 0}
         self.failed: set[tuple] = set()
@@ -162,8 +164,9 @@ class Slimmer:
         call = None if left is None else left * WHOLE_SHARE
         if local.depth < 1 or (call is not None and call <= 0):
             return
-        found, outcome = dp_min_depth(local.X, local.labels, local.depth - 1, call,
-                                      counts=local.counts, errors=self.budget)
+        found, outcome, least = dp_min_depth(local.X, local.labels, local.depth - 1, call,
+                                             counts=local.counts, errors=self.budget)
+        self.least_depth = least
         self.log.append(Attempt(time.monotonic() - self.started, local.depth,
                                 local.depth if found is None else found.depth(), len(local.X),
                                 len(local.features), "dp", outcome))
@@ -277,8 +280,8 @@ class Slimmer:
                                                encoding=self.encoding, solver=self.solver,
                                                time_limit=call)
             else:
-                tree, outcome = dp_min_depth(local.X, local.labels, target, call,
-                                             counts=local.counts, errors=self.budget)
+                tree, outcome, _ = dp_min_depth(local.X, local.labels, target, call,
+                                                counts=local.counts, errors=self.budget)
             after = tree.depth() if tree is not None else local.depth
             self.log.append(Attempt(time.monotonic() - self.started, local.depth, after,
                                     len(local.X), len(local.features), oracle, outcome))
@@ -329,8 +332,18 @@ def _pilot_oracle(local: Local, target: int, deadline: float | None
     return tree, "sat"
 
 
-def dp_min_depth(X, labels, target, time_limit, *, counts=None, errors=0
-                 ) -> tuple[LocalTree | None, str]:
+class DepthSearch(NamedTuple):
+    """What :func:`dp_min_depth` found."""
+
+    #: The lowest tree found, or None.
+    tree: LocalTree | None
+    #: ``"sat"``, ``"unsat"``, ``"timeout"`` or ``"interrupted"`` (Ctrl-C).
+    outcome: str
+    #: Every depth below this one was proved to have no tree within the error budget.
+    least: int
+
+
+def dp_min_depth(X, labels, target, time_limit, *, counts=None, errors=0) -> DepthSearch:
     """The exact engine as an oracle: the lowest depth, at most ``target``, at which a
     tree misclassifies at most ``errors`` rows of ``(X, labels)`` (row ``i`` standing for
     ``counts[i]`` rows), within ``time_limit`` seconds (None: no limit).
@@ -339,19 +352,18 @@ def dp_min_depth(X, labels, target, time_limit, *, counts=None, errors=0
     The depths are first tried upwards from 1, each with ``ASCENT_SHARE`` of the time left,
     while the engine proves them infeasible (low depths are proved fast; the first feasible
     one is the minimum); then, from the first depth it could not settle, downwards from
-    ``target``, each tree found setting the next depth to try (high depths are found fast).
-    Returns the tree (or None) and ``"sat"``, ``"unsat"``, ``"timeout"`` or
-    ``"interrupted"`` (Ctrl-C)."""
+    ``target``, each tree found setting the next depth to try (high depths are found
+    fast)."""
     if target < 0:
-        return None, "unsat"
+        return DepthSearch(None, "unsat", 0)
     classes, codes = np.unique(labels, return_inverse=True)
     if len(classes) == 1 or (errors > 0 and target == 0):
         majority = classes[np.argmax(np.bincount(codes, weights=counts))]
         if len(classes) > 1 and (counts is None or
                                  counts[labels != majority].sum() > errors):
-            return None, "unsat"
+            return DepthSearch(None, "unsat", 1)
         leaf = np.array([-1])
-        return LocalTree(leaf, leaf, leaf, np.array([majority])), "sat"
+        return DepthSearch(LocalTree(leaf, leaf, leaf, np.array([majority])), "sat", 0)
     solver = Solver._from_codes(np.ascontiguousarray(X, dtype=np.uint8),
                                 codes.astype(np.uint32), len(classes))
     deadline = None if time_limit is None else time.monotonic() + time_limit
@@ -374,23 +386,23 @@ def dp_min_depth(X, labels, target, time_limit, *, counts=None, errors=0
     while lowest <= target:
         tree, verdict = attempt(lowest, ASCENT_SHARE)
         if verdict in ("sat", "interrupted"):
-            return tree, verdict
+            return DepthSearch(tree, verdict, lowest)
         if verdict == "timeout":
             break
         lowest += 1
     else:
-        return None, "unsat"
+        return DepthSearch(None, "unsat", lowest)
     best, outcome, depth = None, "timeout", target
     while depth > lowest:
         tree, verdict = attempt(depth, 1.0)
         if verdict == "interrupted":
-            return None, verdict
+            return DepthSearch(None, verdict, lowest)
         if tree is None:
             outcome = "sat" if best is not None else verdict
             break
         best, outcome = tree, "sat"
         depth = tree.depth() - 1
-    return best, outcome
+    return DepthSearch(best, outcome, lowest)
 
 
 def _local_tree(solution, classes) -> LocalTree:
