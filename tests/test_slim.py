@@ -129,6 +129,7 @@ def test_a_proved_lower_bound_on_the_depth():
     cart = DecisionTreeClassifier(random_state=0).fit(X, y)
     model = improve_depth(cart, X, y, time_limit=30, sat_timeout=2)
     assert model.depth_lower_bound_ == model.get_depth() == 3 < cart.get_depth()
+    assert model.fit_time_ < 15  # it stops there
 
 
 def test_the_meta_estimator_fits_cart_and_improves_it():

@@ -112,6 +112,8 @@ class Slimmer:
                 self._pilot_whole_tree(whole)
             if self.oracle in ("dp", "both"):
                 self._whole_tree(whole._replace(root=self.tree.root, depth=self.tree.depth()))
+        if self.tree.depth() <= self.least_depth:
+            return  # proved the least depth: nothing lower exists
         # beyond the paper: time left after a pass that ran out of things to try goes to
         # another pass with twice the time per oracle call, if a call ran out of time
         while True:
