@@ -194,19 +194,24 @@ fn tables(consistent: bool) -> impl Strategy<Value = Table> {
                     *label = key % n_classes;
                 }
             }
-            let columns = columns
-                .into_iter()
-                .map(|(is_numeric, values)| {
-                    if is_numeric {
-                        Column::Numeric(values.iter().map(|&v| f64::from(v) - 1.5).collect())
-                    } else {
-                        Column::Categorical(values)
-                    }
-                })
-                .collect();
+            let columns = typed_columns(columns);
             Table::new(columns, labels, n_classes as usize).unwrap()
         })
     })
+}
+
+/// Random columns as the tables' columns: numeric ones centred around 0, or categorical.
+pub(super) fn typed_columns(columns: Vec<(bool, Vec<u32>)>) -> Vec<Column> {
+    columns
+        .into_iter()
+        .map(|(is_numeric, values)| {
+            if is_numeric {
+                Column::Numeric(values.iter().map(|&v| f64::from(v) - 1.5).collect())
+            } else {
+                Column::Categorical(values)
+            }
+        })
+        .collect()
 }
 
 fn criteria() -> impl Strategy<Value = Criterion> {

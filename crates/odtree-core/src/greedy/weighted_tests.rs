@@ -55,16 +55,7 @@ fn weighted_tables() -> impl Strategy<Value = (Table, Vec<u32>)> {
         let weights = prop::collection::vec(0u32..=4, n_rows)
             .prop_filter("some row must count", |w| w.iter().any(|&w| w > 0));
         (columns, labels, weights).prop_map(move |(columns, labels, weights)| {
-            let columns = columns
-                .into_iter()
-                .map(|(is_numeric, values)| {
-                    if is_numeric {
-                        Column::Numeric(values.iter().map(|&v| f64::from(v) - 1.5).collect())
-                    } else {
-                        Column::Categorical(values)
-                    }
-                })
-                .collect();
+            let columns = super::tests::typed_columns(columns);
             let table = Table::new(columns, labels, n_classes as usize).unwrap();
             (table, weights)
         })
