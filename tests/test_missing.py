@@ -452,3 +452,11 @@ def test_the_guide_example_prints_what_the_guide_shows(capsys):
     exec(compile(blocks[0][1], str(guide), "exec"), names)  # noqa: S102 - our own guide
     assert capsys.readouterr().out == blocks[1][1]
     assert names["model"].optimal_
+
+
+def test_an_estimator_without_the_option_does_not_offer_it():
+    from odtree import GreedyTreeClassifier
+
+    X = np.array([[0.0, 1.0], [np.nan, 2.0], [1.0, 0.0], [2.0, 1.0]])
+    with pytest.raises(ValueError, match="GreedyTreeClassifier has no missing='split'"):
+        GreedyTreeClassifier().fit(X, [0, 1, 0, 1])

@@ -122,6 +122,16 @@ def test_an_odtree_tree_improves_and_prints_and_saves():
     assert np.array_equal(from_json(model.to_json()).predict(X), model.predict(X))
 
 
+def test_missing_values_are_a_clear_error():
+    X, y = make_classification(60, 4, random_state=0)
+    cart = DecisionTreeClassifier(random_state=0).fit(X, y)
+    X[3, 1] = np.nan
+    with pytest.raises(ValueError, match="improve_depth needs X without missing values"):
+        improve_depth(cart, X, y)
+    with pytest.raises(ValueError, match="improve_depth needs X without missing values"):
+        DepthImprover(time_limit=1).fit(X, y)
+
+
 def test_a_proved_lower_bound_on_the_depth():
     """The 6-multiplexer needs depth 3: the engine proves it, and the improved tree reaches
     it."""

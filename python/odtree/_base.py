@@ -531,7 +531,10 @@ def validate_training_data(estimator, X, y, supervised=True, missing=None):
     missing = getattr(estimator, "missing", "error") if missing is None else missing
     checks = {"accept_sparse": ("csr", "csc"), "dtype": NUMERIC_DTYPES,
               "ensure_all_finite": "allow-nan" if missing == "split" else True}
-    with missing_values_hint(MISSING_ADVICE):
+    advice = MISSING_ADVICE if "missing" in estimator.get_params() else (
+        f"fill or drop them first (sklearn.impute); {type(estimator).__name__} has no "
+        "missing='split'")
+    with missing_values_hint(advice):
         if not supervised:
             return _densify(validate_data(estimator, X, **checks)), None
         X, y = validate_data(estimator, X, y, **checks)

@@ -90,6 +90,9 @@ def improve_depth(model, X, y=None, *, oracle="both", time_limit=300.0, sat_time
     """
     started = time.monotonic()
     source = _as_odtree(model)
+    if _has_missing(X):
+        raise ValueError("improve_depth needs X without missing values (NaN, None or NA): "
+                         "fill or drop them first (sklearn.impute)")
     binarize_input(source, X[:1] if hasattr(X, "shape") else X)  # X fits the model's columns
     universe = _wider_binarizer(source, X, n_thresholds)
     binary = np.ascontiguousarray(universe.transform(X), dtype=np.uint8)
@@ -122,6 +125,16 @@ def _as_odtree(model) -> OptimalTreeClassifier:
         return model
     raise TypeError(f"improve_depth needs a fitted DecisionTreeClassifier or "
                     f"OptimalTreeClassifier, got {type(model).__name__}")
+
+
+def _has_missing(X) -> bool:
+    """Whether ``X`` (an array or a DataFrame) holds a missing value."""
+    if hasattr(X, "isna"):
+        return bool(X.isna().to_numpy().any())
+    X = np.asarray(X)
+    if X.dtype.kind in "fc":
+        return bool(np.isnan(X).any())
+    return X.dtype == object and any(v is None or v != v for v in X.ravel())
 
 
 def _class_codes(model, y, n_rows) -> np.ndarray:
