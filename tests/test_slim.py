@@ -275,7 +275,7 @@ def test_time_left_goes_to_another_pass_only_after_a_timeout(monkeypatch, verdic
 
     def oracle(X, labels, target, time_limit, **kwargs):
         limits.append(time_limit)
-        return None, verdict
+        return slim.DepthSearch(None, verdict, 0)
 
     monkeypatch.setattr(slim, "dp_min_depth", oracle)
     X, y = make_classification(60, 6, n_informative=4, random_state=1)
