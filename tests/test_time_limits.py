@@ -54,8 +54,9 @@ CASES = {
 
 #: The child: builds the case, says "fitting", fits, and prints the outcome as JSON.
 CHILD = """
-import json, sys, time, warnings
+import json, signal, sys, time, warnings
 import numpy as np
+signal.signal(signal.SIGINT, signal.default_int_handler)  # even if the parent ignores SIGINT
 sys.path.insert(0, {tests!r})
 from conftest import load_dataset
 from odtree import OptimalTreeClassifier, OptimalTreeRegressor
