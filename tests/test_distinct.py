@@ -222,10 +222,9 @@ print("STARTS", flush=True)
 """
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="needs POSIX signals")
-@pytest.mark.parametrize("case", sorted(CTRL_C_CASES))
-def test_ctrl_c_stops_the_search_and_keeps_what_was_found(case):
-    script = CTRL_C_PRELUDE + textwrap.dedent(CTRL_C_CASES[case])
+def _interrupt_child(script: str) -> tuple[int, str, str, float]:
+    """Runs `script`, sends it a Ctrl-C 1.5 s into the search, and returns its exit code,
+    output, error output and how long it took to end after the Ctrl-C."""
     child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)
     try:
@@ -238,7 +237,26 @@ def test_ctrl_c_stops_the_search_and_keeps_what_was_found(case):
         waited = time.perf_counter() - sent
     finally:
         child.kill()
-    assert child.returncode == 0, err
+    return child.returncode, out, err, waited
+
+
+def _raised_in_the_callers_loop(err: str) -> bool:
+    """Whether a KeyboardInterrupt was raised in the child's own loop (its last frame is the
+    script's), not in odtree: a Ctrl-C between two trees lands there, as Python does."""
+    frames = [line for line in err.splitlines() if line.strip().startswith("File ")]
+    return "KeyboardInterrupt" in err and bool(frames) and '"<string>"' in frames[-1]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs POSIX signals")
+@pytest.mark.parametrize("case", sorted(CTRL_C_CASES))
+def test_ctrl_c_stops_the_search_and_keeps_what_was_found(case):
+    script = CTRL_C_PRELUDE + textwrap.dedent(CTRL_C_CASES[case])
+    returncode, out, err, waited = _interrupt_child(script)
+    if case == "iterate" and _raised_in_the_callers_loop(err):
+        # the few microseconds per tree spent in the caller's `sum(...)`: once in a
+        # thousand runs the Ctrl-C lands there; a second try is independent of the first
+        returncode, out, err, waited = _interrupt_child(script)
+    assert returncode == 0, err
     assert "KeyboardInterrupt" not in err
     outcome = json.loads(out.strip().splitlines()[-1])
     assert outcome["stopped"] == "interrupted"
@@ -246,6 +264,17 @@ def test_ctrl_c_stops_the_search_and_keeps_what_was_found(case):
     # the search stops within a poll; the selector then grows its final tree, and the child
     # prints and exits: on a loaded machine that takes seconds, far less than the search
     assert waited < 10, f"Ctrl-C took {waited:.2f} s to act"
+
+
+def test_a_ctrl_c_in_the_callers_loop_is_told_apart_from_one_in_odtree():
+    in_loop = ('Traceback (most recent call last):\n  File "<string>", line 10, in <module>\n'
+               '  File "<string>", line 10, in <genexpr>\nKeyboardInterrupt\n')
+    in_odtree = in_loop.replace('KeyboardInterrupt',
+                                '  File "/x/odtree/_distinct.py", line 90, in _advance\n'
+                                'KeyboardInterrupt')
+    assert _raised_in_the_callers_loop(in_loop)
+    assert not _raised_in_the_callers_loop(in_odtree)
+    assert not _raised_in_the_callers_loop("")
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="needs POSIX signals")

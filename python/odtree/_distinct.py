@@ -40,7 +40,8 @@ class DistinctTrees(Iterator):
         Why the search stopped before it was over: the time limit, or a Ctrl-C during the
         search (the trees found until then are still returned, then the iteration ends
         without raising ``KeyboardInterrupt``; a second Ctrl-C within 10 s raises it); None
-        while it runs or once it is done.
+        while it runs or once it is done. A Ctrl-C that lands in the caller's own loop body,
+        between two trees, is raised there, as Python does.
     """
 
     def __init__(self, search, data: TrainingColumns, params: dict, fitted_on: BaseEstimator,
