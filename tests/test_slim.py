@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 from odtree import DepthImprover, OptimalTreeClassifier, export_text, from_json, improve_depth
-from odtree._pilot import MEASURES, best_pilot_tree, pilot_tree
+from odtree._pilot import SETTINGS, _balancing_splits, best_pilot_tree, pilot_tree
 from odtree._sat import min_depth_tree
 from odtree._slim import dp_min_depth, support_set
 from odtree.datasets import load_benchmark
@@ -226,15 +226,29 @@ def test_the_pilot_tree_classifies_every_row(seed):
 
 
 @pytest.mark.parametrize("seed", range(5))
-def test_the_best_pilot_tree_is_the_shallowest_measure(seed):
+def test_the_best_pilot_tree_is_the_shallowest_setting(seed):
     X, labels = consistent_instance(seed, n=80, k=10, n_classes=3)
-    depths = {measure: pilot_tree(X, labels, measure=measure).depth() for measure in MEASURES}
+    depths = [pilot_tree(X, labels, measure=measure, balancing=balancing).depth()
+              for measure, balancing in SETTINGS]
     best = best_pilot_tree(X, labels, target=0)
-    assert best.depth() == min(depths.values())
+    assert best.depth() == min(depths)
     assert np.array_equal(best.predict(X), labels)
-    # the first measure's tree when it already reaches the target
-    first = best_pilot_tree(X, labels, target=depths["balanced"])
+    # the first setting's tree when it already reaches the target
+    first = best_pilot_tree(X, labels, target=depths[0])
     assert all(map(np.array_equal, first, pilot_tree(X, labels)))
+
+
+def test_the_balancing_candidates_split_a_noisy_range_through_the_middle():
+    """Labels alternate along one ordered column: its threshold tests sorted as ``x <= t``.
+    Gini ranks the tests near the ends first, while the one through the middle divides
+    CART's leaves evenly; with it among the candidates, the pilot builds a balanced tree."""
+    values = np.repeat(np.arange(32), 4)
+    labels = (values // 2) % 2  # 16 alternating runs
+    X = (values[:, None] <= np.arange(31)[None, :]).astype(np.uint8)
+    rows = np.arange(len(values))
+    assert _balancing_splits(X, labels, rows, 1)[0] in (14, 15, 16)
+    assert pilot_tree(X, labels).depth() == 4  # log2 of the 16 runs
+    assert pilot_tree(X, labels, balancing=0).depth() > 4
 
 
 def test_the_pilot_beats_cart_where_cart_peels():
