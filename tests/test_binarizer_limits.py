@@ -121,7 +121,9 @@ def test_deadline_in_the_past_stops_at_once_with_no_features():
     binarizer = Binarizer()
     start = time.perf_counter()
     binary_X = binarizer._fit_kept(X, None, None, deadline=time.monotonic() - 1)
-    assert time.perf_counter() - start < 0.2
+    # the whole fit takes seconds (3.7 s here); reading X and one look at the deadline far
+    # less, even on a loaded machine
+    assert time.perf_counter() - start < 1.0
     assert binarizer.stopped_ == "time_limit" and binarizer.features_ == []
     assert binary_X.shape == (10, 0) and binary_X.dtype == np.uint8
     assert binarizer.transform(X[:3]).shape == (3, 0)

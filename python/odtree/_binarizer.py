@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 import time
 from contextlib import contextmanager
 from dataclasses import replace
@@ -22,6 +21,13 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from ._columns import (
+    category_codes,
+    column_kind,
+    column_names,
+    is_dataframe,
+    is_missing,
+)
 from ._features import BinaryFeature
 from ._thresholds import thresholds_of
 from ._tree import UNKNOWN
@@ -218,7 +224,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
             check_consistent_length(kept, y)
             tree_thresholds = self._greedy_tree_thresholds(numeric, y[kept], weight, kinds,
                                                            zero_one)
-        names = _column_names(self)
+        names = column_names(self)
         self.column_kinds_ = kinds
         self.features_, self.stopped_ = [], None
         try:
@@ -298,7 +304,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
             if feature.kind == "category":
                 binary_X[:, i] = categorical[feature.column] == feature.value
             elif feature.kind == "missing":
-                binary_X[:, i] = (_is_missing(categorical[feature.column])
+                binary_X[:, i] = (is_missing(categorical[feature.column])
                                   if feature.column in categorical
                                   else np.isnan(numeric[:, feature.column]))
         return binary_X
@@ -438,7 +444,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
         columns, and the kind of every column."""
         kinds = None if reset else self.column_kinds_
         split = self.missing == "split"
-        if not _is_dataframe(X):
+        if not is_dataframe(X):
             if kinds is None or "categorical" not in kinds:
                 with missing_values_hint(MISSING_ADVICE):
                     X = validate_data(self, X, reset=reset, dtype=NUMERIC_DTYPES,
@@ -454,13 +460,13 @@ class Binarizer(TransformerMixin, BaseEstimator):
         if X.shape[0] < 1 or X.shape[1] < 1:
             raise ValueError(f"Found a DataFrame of shape {X.shape}: Binarizer needs at least one "
                              "row and one column")
-        names = _column_names(self)
+        names = column_names(self)
         missing = X.isna().any().to_numpy()
         if missing.any() and not split:
             raise ValueError(f"column {names[np.argmax(missing)]!r} has missing values "
                              f"(NaN, None or NA); {MISSING_ADVICE}")
         if kinds is None:
-            kinds = [_column_kind(dtype, name) for dtype, name in zip(X.dtypes, names, strict=True)]
+            kinds = [column_kind(dtype, name) for dtype, name in zip(X.dtypes, names, strict=True)]
         numeric_columns = [j for j, kind in enumerate(kinds) if kind == "numeric"]
         numeric = np.zeros(X.shape, dtype=np.float64)
         numeric[:, numeric_columns] = X.iloc[:, numeric_columns].to_numpy(dtype=np.float64,
@@ -550,29 +556,6 @@ class Binarizer(TransformerMixin, BaseEstimator):
         else:  # missing everywhere: nothing to tell apart
             kept = []
         return [BinaryFeature(j, name, "category", categories[i]) for i in kept] + features
-def category_codes(column, name) -> tuple[list, np.ndarray]:
-    """The categories of ``column`` (an object array) in sorted order (mixed types by their
-    text, then type name), and each row's code: the position of its category in that order,
-    or -1 where the value is missing (None, NaN or NA). ``name`` names the column in errors.
-
-    >>> category_codes(np.array(["b", "a", None, "b"], dtype=object), "x0")
-    (['a', 'b'], array([ 1,  0, -1,  1]))
-    """
-    import pandas as pd
-
-    codes, uniques = pd.factorize(column)
-    categories = [_category_value(value, name) for value in uniques]
-    try:
-        order = sorted(range(len(categories)), key=categories.__getitem__)
-    except TypeError:  # mixed types
-        order = sorted(range(len(categories)),
-                       key=lambda i: (str(categories[i]), type(categories[i]).__name__))
-    rank = np.empty(len(order) + 1, dtype=np.intp)
-    rank[order] = np.arange(len(order))
-    rank[-1] = -1  # pandas' code of a missing value
-    return [categories[i] for i in order], rank[codes]
-
-
 def _blocks(kinds, n_rows):
     """``(start, stop)`` of the runs of columns binarized together: consecutive numeric columns
     holding up to ``_BLOCK_VALUES`` values, or one categorical column."""
@@ -585,47 +568,6 @@ def _blocks(kinds, n_rows):
                 stop += 1
         yield start, stop
         start = stop
-
-
-def _is_dataframe(X) -> bool:
-    pandas = sys.modules.get("pandas")
-    return pandas is not None and isinstance(X, pandas.DataFrame)
-
-
-def _column_names(binarizer) -> list[str]:
-    names = getattr(binarizer, "feature_names_in_", None)
-    if names is None:
-        return [f"x{j}" for j in range(binarizer.n_features_in_)]
-    return [str(name) for name in names]
-
-
-def _column_kind(dtype, name) -> str:
-    """``"numeric"`` or ``"categorical"`` for a pandas column dtype."""
-    from pandas.api import types
-
-    if types.is_bool_dtype(dtype) or isinstance(dtype, types.CategoricalDtype):
-        return "categorical"
-    if types.is_numeric_dtype(dtype) and not types.is_complex_dtype(dtype):
-        return "numeric"
-    if types.is_object_dtype(dtype) or types.is_string_dtype(dtype):
-        return "categorical"
-    raise TypeError(f"column {name!r} has dtype {dtype}, which Binarizer cannot use; convert "
-                    "it to a number or to a category")
-
-
-def _is_missing(column) -> np.ndarray:
-    """Where an object column read by ``Binarizer._read`` is missing (None there)."""
-    return np.array([value is None for value in column], dtype=bool)
-
-
-def _category_value(value, name):
-    """A category as a plain Python str, int, float or bool (so that it can go to JSON)."""
-    if isinstance(value, np.generic):
-        value = value.item()
-    if not isinstance(value, str | Real):
-        raise TypeError(f"column {name!r} holds a category of type {type(value).__name__}; "
-                        "categories must be str, int, float or bool")
-    return value
 
 
 def _check_fitted_state(n_features, kinds, names, features) -> None:

@@ -14,8 +14,9 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
 
 from ._base import FittedTree, LeafClassifier, checked_sample_weight, validate_training_data
-from ._binarizer import Binarizer, _column_names, category_codes
+from ._binarizer import Binarizer
 from ._classes import _check_no_missing_labels, _plain_labels
+from ._columns import category_codes, column_names
 from ._features import BinaryFeature
 from ._registry import register
 from ._tree import TREE_UNDEFINED, Tree
@@ -64,7 +65,7 @@ def read_training_columns(estimator: BaseEstimator, X, y) -> TrainingColumns:
     classes, labels = np.unique(y, return_inverse=True)
     reader = Binarizer(strategy="midpoints")
     numeric, categorical, kinds = reader._read(X, reset=True, validated=True)
-    names = _column_names(reader)
+    names = column_names(reader)
     numeric_columns = [j for j, kind in enumerate(kinds) if kind == "numeric"]
     categorical_columns = [j for j, kind in enumerate(kinds) if kind == "categorical"]
     categories, codes = {}, np.empty((len(labels), len(categorical_columns)), np.uint32)
