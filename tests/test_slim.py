@@ -264,6 +264,24 @@ def test_the_pilot_beats_cart_where_cart_peels():
     assert whole.depth_after < whole.depth_before == cart.get_depth()
 
 
+def test_the_whole_tree_gets_the_shallowest_pilot_setting(monkeypatch):
+    import odtree._slim as slim
+
+    targets = []
+
+    def recorded(X, labels, *, target, deadline):
+        targets.append(target)
+        return best_pilot_tree(X, labels, target=target, deadline=deadline)
+
+    monkeypatch.setattr(slim, "best_pilot_tree", recorded)
+    X, y = make_classification(300, 6, flip_y=0.05, random_state=3)
+    cart = DecisionTreeClassifier(random_state=0).fit(X, y)
+    model = improve_depth(cart, X, y, oracle="dp", time_limit=5, sat_timeout=1)
+    assert targets[0] == 0  # the whole tree: every setting that finishes in time
+    local_calls = [a.depth_before - 1 for a in model.slim_log_ if a.oracle == "pilot"][1:]
+    assert targets[1:] == local_calls  # then each local call: one level lower
+
+
 def test_ctrl_c_in_the_pilot_ends_dt_slim(monkeypatch):
     import odtree._slim as slim
 

@@ -178,12 +178,13 @@ class Slimmer:
 
     def _pilot_whole_tree(self, local: Local) -> None:
         """Beyond the paper: the whole tree (every row: ``local``) rebuilt by the pilot
-        method (``_pilot.py``), kept when shallower; the oracles go on from it."""
+        method (``_pilot.py``), the shallowest of its settings that finish within
+        ``PILOT_SHARE`` of the time left, kept when shallower; the oracles go on from it."""
         left = self._left()
         if local.depth < 2 or (left is not None and left <= 0):
             return
         deadline = None if left is None else time.monotonic() + left * PILOT_SHARE
-        found, outcome = _pilot_oracle(local, local.depth - 1, deadline)
+        found, outcome = _pilot_oracle(local, local.depth - 1, deadline, every_setting=True)
         self.log.append(Attempt(time.monotonic() - self.started, local.depth,
                                 local.depth if found is None else found.depth(),
                                 len(local.X), len(local.features), "pilot", outcome))
@@ -318,12 +319,15 @@ class Slimmer:
         return True
 
 
-def _pilot_oracle(local: Local, target: int, deadline: float | None
-                  ) -> tuple[LocalTree | None, str]:
+def _pilot_oracle(local: Local, target: int, deadline: float | None, *,
+                  every_setting: bool = False) -> tuple[LocalTree | None, str]:
     """The pilot method as an oracle: its tree of the local instance if it classifies every
-    row and is at most ``target`` deep; ``"sat"``, ``"unsat"`` or ``"interrupted"``."""
+    row and is at most ``target`` deep; ``"sat"``, ``"unsat"``, ``"timeout"`` or
+    ``"interrupted"``. It stops at the first tree that deep, or with ``every_setting`` tries
+    every setting that finishes by ``deadline`` and gives the shallowest."""
     try:
-        tree = best_pilot_tree(local.X, local.labels, target=target, deadline=deadline)
+        tree = best_pilot_tree(local.X, local.labels, target=0 if every_setting else target,
+                               deadline=deadline)
     except KeyboardInterrupt:
         note_interrupt()
         return None, "interrupted"

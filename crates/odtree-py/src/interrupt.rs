@@ -23,13 +23,85 @@ pub fn duration_of(time_limit: Option<f64>) -> PyResult<Option<Duration>> {
     }
 }
 
-/// Runs `work` on a worker thread with the GIL released, under a budget of `time_limit`
-/// seconds whose interrupt flag a Ctrl-C raises; the calling thread looks for signals every
-/// [`SIGNAL_POLL`], and once more when the work is done. The work sees the stop through its
-/// budget and returns what it has. Returns its result and whether a Ctrl-C arrived (also one
-/// that came as the work ended, which it did not see). A second Ctrl-C before the work has
-/// wound down raises `KeyboardInterrupt`, and an exception raised by another signal handler
-/// is raised here.
+/// What the calling thread saw while [`poll_while`]'s work ran.
+pub struct Polled<T> {
+    /// The work's result; `None` if its thread panicked.
+    pub result: Option<T>,
+    /// How many Ctrl-C arrived.
+    pub sigints: u32,
+    /// The first exception raised by another signal handler or by the poll hook.
+    pub error: Option<PyErr>,
+    /// Whether the poll hook asked the work to stop.
+    pub stop_asked: bool,
+}
+
+/// Runs `work` on a worker thread with the GIL released. Every [`SIGNAL_POLL`], and once
+/// more when the work is done, the calling thread runs `on_poll` (which returns whether
+/// the work should stop) and looks for signals; a Ctrl-C, a stop asked by `on_poll`, or an
+/// exception raised by either raises `interrupt`, which the work sees through its budget.
+/// A panic in the work is caught here, never carried across the boundary.
+pub fn poll_while<T, W, P>(
+    py: Python<'_>,
+    interrupt: &AtomicBool,
+    work: W,
+    mut on_poll: P,
+) -> Polled<T>
+where
+    T: Send,
+    W: FnOnce() -> T + Send,
+    P: FnMut(Python<'_>) -> PyResult<bool> + Send,
+{
+    py.detach(|| {
+        std::thread::scope(|scope| {
+            let (sender, receiver) = mpsc::channel();
+            let worker = scope.spawn(move || {
+                let _ = sender.send(work());
+            });
+            let (mut sigints, mut error, mut stop_asked) = (0u32, None::<PyErr>, false);
+            let mut poll = || {
+                Python::attach(|py| {
+                    match on_poll(py) {
+                        Ok(stop) => stop_asked |= stop,
+                        Err(raised) => {
+                            error.get_or_insert(raised);
+                        }
+                    }
+                    if let Err(raised) = py.check_signals() {
+                        if raised.is_instance_of::<PyKeyboardInterrupt>(py) {
+                            sigints += 1;
+                        } else {
+                            error.get_or_insert(raised);
+                        }
+                    }
+                    if sigints > 0 || stop_asked || error.is_some() {
+                        interrupt.store(true, Ordering::Relaxed);
+                    }
+                })
+            };
+            let result = loop {
+                match receiver.recv_timeout(SIGNAL_POLL) {
+                    Ok(result) => break Some(result),
+                    Err(mpsc::RecvTimeoutError::Disconnected) => break None,
+                    Err(mpsc::RecvTimeoutError::Timeout) => poll(),
+                }
+            };
+            poll(); // a Ctrl-C, or events, that came as the work ended
+            let joined = worker.join().is_ok();
+            Polled {
+                result: result.filter(|_| joined),
+                sigints,
+                error,
+                stop_asked,
+            }
+        })
+    })
+}
+
+/// Runs `work` through [`poll_while`] under a budget of `time_limit` seconds whose
+/// interrupt flag a Ctrl-C raises. The work sees the stop through its budget and returns
+/// what it has. Returns its result and whether a Ctrl-C arrived (also one that came as the
+/// work ended, which it did not see). A second Ctrl-C before the work has wound down raises
+/// `KeyboardInterrupt`, and an exception raised by another signal handler is raised here.
 pub fn run_interruptible<T, F>(
     py: Python<'_>,
     time_limit: Option<f64>,
@@ -41,47 +113,17 @@ where
 {
     let interrupt = Arc::new(AtomicBool::new(false));
     let budget = Budget::new(duration_of(time_limit)?, Some(interrupt.clone()));
-    let (result, sigints, error) = py.detach(|| {
-        std::thread::scope(|scope| {
-            let (sender, receiver) = mpsc::channel();
-            let worker = scope.spawn(move || {
-                let _ = sender.send(work(budget));
-            });
-            let (mut sigints, mut error) = (0u32, None::<PyErr>);
-            let mut poll = || {
-                Python::attach(|py| {
-                    if let Err(raised) = py.check_signals() {
-                        interrupt.store(true, Ordering::Relaxed);
-                        if raised.is_instance_of::<PyKeyboardInterrupt>(py) {
-                            sigints += 1;
-                        } else {
-                            error.get_or_insert(raised);
-                        }
-                    }
-                })
-            };
-            let result = loop {
-                match receiver.recv_timeout(SIGNAL_POLL) {
-                    Ok(result) => break Some(result),
-                    Err(mpsc::RecvTimeoutError::Disconnected) => break None,
-                    Err(mpsc::RecvTimeoutError::Timeout) => poll(),
-                }
-            };
-            poll(); // a Ctrl-C that came as the work ended
-                    // a panic in the work is caught here, never carried across the boundary
-            let joined = worker.join().is_ok();
-            (result.filter(|_| joined), sigints, error)
-        })
-    });
-    if let Some(error) = error {
+    let polled = poll_while(py, &interrupt, move || work(budget), |_| Ok(false));
+    if let Some(error) = polled.error {
         return Err(error);
     }
-    if sigints > 1 {
+    if polled.sigints > 1 {
         return Err(PyKeyboardInterrupt::new_err(
             "second interrupt during the work",
         ));
     }
-    let result = result
+    let result = polled
+        .result
         .ok_or_else(|| PyRuntimeError::new_err("the worker thread failed (internal error)"))?;
-    Ok((result, sigints == 1))
+    Ok((result, polled.sigints == 1))
 }

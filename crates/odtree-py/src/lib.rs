@@ -9,7 +9,7 @@ mod interrupt;
 
 use callbacks::{ClassesCallback, Failure, Labels, RowsCallback, FAILED};
 use config::PyConfig;
-use interrupt::SIGNAL_POLL;
+use interrupt::{poll_while, Polled};
 use numpy::{PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use odtree_core::objective::ByRows;
 use odtree_core::{
@@ -19,8 +19,8 @@ use odtree_core::{
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
 
 fn to_py_err(error: OdtError) -> PyErr {
     PyValueError::new_err(error.to_string())
@@ -167,49 +167,23 @@ impl PySolver {
             budget = budget.with_feed(feed.clone());
         }
         let search = config.search.clone();
-        let solver = self.solver.clone();
-        let (sender, receiver) = mpsc::channel();
-        let worker = std::thread::spawn(move || {
-            let result = task.solve(&solver, &search, weights.as_deref(), budget);
-            let _ = sender.send(result);
-        });
-        let flag = interrupt.clone();
-        let (result, sigints, other_error, stop_asked) = py.detach(move || {
-            let (mut sigints, mut other_error, mut stop_asked) = (0u32, None::<PyErr>, false);
-            let result = loop {
-                let received = receiver.recv_timeout(SIGNAL_POLL);
-                Python::attach(|py| {
-                    if let Some(progress) = &progress {
-                        // each new event, also those posted as the search ended
-                        match watch(py, progress, &feed) {
-                            Ok(true) => stop_asked = true,
-                            Ok(false) => {}
-                            Err(error) => other_error = other_error.take().or(Some(error)),
-                        }
-                        if stop_asked || other_error.is_some() {
-                            flag.store(true, Ordering::Relaxed);
-                        }
-                    }
-                    if received.is_err() {
-                        if let Err(error) = py.check_signals() {
-                            flag.store(true, Ordering::Relaxed);
-                            if error.is_instance_of::<PyKeyboardInterrupt>(py) {
-                                sigints += 1;
-                            } else {
-                                other_error = Some(error);
-                            }
-                        }
-                    }
-                });
-                match received {
-                    Ok(result) => break Some(result),
-                    Err(mpsc::RecvTimeoutError::Disconnected) => break None,
-                    Err(mpsc::RecvTimeoutError::Timeout) => {}
-                }
-            };
-            (result, sigints, other_error, stop_asked)
-        });
-        let _ = worker.join();
+        let solver = &self.solver;
+        let watched = |py: Python<'_>| match &progress {
+            // each new event, also those posted as the search ended
+            Some(progress) => watch(py, progress, &feed),
+            None => Ok(false),
+        };
+        let Polled {
+            result,
+            sigints,
+            error: other_error,
+            stop_asked,
+        } = poll_while(
+            py,
+            &interrupt,
+            move || task.solve(solver, &search, weights.as_deref(), budget),
+            watched,
+        );
         if let Some(error) = failure.take().or(other_error) {
             return Err(error);
         }
