@@ -425,12 +425,18 @@ class Binarizer(TransformerMixin, BaseEstimator):
             _check_fitted_state(n_features, kinds, names, features)
         except (KeyError, TypeError, AttributeError, ValueError) as exc:
             raise ValueError(f"malformed Binarizer data: {exc}") from exc
-        binarizer.n_features_in_ = n_features
+        return binarizer._fitted_with(kinds, names, features)
+
+    def _fitted_with(self, kinds: list[str], names: list[str] | None,
+                     features: list[BinaryFeature]) -> Binarizer:
+        """This binarizer, fitted to columns of ``kinds`` (named ``names``, None for
+        unnamed) with these features; they are trusted to fit the columns."""
+        self.n_features_in_ = len(kinds)
         if names is not None:
-            binarizer.feature_names_in_ = np.array(names, dtype=object)
-        binarizer.column_kinds_ = kinds
-        binarizer.features_ = features
-        return binarizer
+            self.feature_names_in_ = np.array(names, dtype=object)
+        self.column_kinds_ = kinds
+        self.features_ = features
+        return self
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -4,7 +4,7 @@ attributes of every odtree classifier (so it prints, exports and saves like them
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from numbers import Integral, Real
 
 import numpy as np
@@ -47,6 +47,21 @@ class TrainingColumns:
     """The categories of each categorical column, by column number."""
     reader: Binarizer
     """The binarizer that read the columns."""
+    made: dict = field(default_factory=dict, repr=False, compare=False)
+    """The binary features made so far, with their names, by test (see :meth:`feature`)."""
+
+    def feature(self, column: int, key) -> tuple[BinaryFeature, str]:
+        """The binary feature of a test of the core's trees on ``column`` (``key`` is a
+        category code of a categorical column, else a threshold) and its name. Made once,
+        and shared by every tree grown on these columns (the distinct trees are many)."""
+        test = (column, key)
+        if test not in self.made:
+            name = self.names[column]
+            made = (BinaryFeature(column, name, "category", self.categories[column][key])
+                    if column in self.categories else
+                    BinaryFeature(column, name, "threshold", key))
+            self.made[test] = made, made.name
+        return self.made[test]
 
     def core_args(self) -> tuple:
         """The data arguments of ``_core.greedy_tree`` and its kin."""
@@ -292,10 +307,9 @@ class GreedyTreeClassifier(ClassifierMixin, LeafClassifier, FittedTree, BaseEsti
                 column, float(result["threshold"][node]))
         tests = sorted(set(test_of.values()))
         index = {test: i for i, test in enumerate(tests)}
-        features = [BinaryFeature(column, names[column], "category", categories[column][key])
-                    if column in categories else
-                    BinaryFeature(column, names[column], "threshold", key)
-                    for column, key in tests]
+        features, feature_names = zip(*(data.feature(column, key) for column, key in tests),
+                                      strict=True) if tests else ((), ())
+        features = list(features)
         counts = result["class_weights"]
         self.tree_ = Tree(
             children_left=result["children_false"],  # test fails: binary feature = 0
@@ -306,16 +320,11 @@ class GreedyTreeClassifier(ClassifierMixin, LeafClassifier, FittedTree, BaseEsti
             n_node_samples=result["n_node_samples"],
             weighted_n_node_samples=result["weighted_n_node_samples"],
         )
-        names_in = getattr(reader, "feature_names_in_", None)
-        self.binarizer_ = Binarizer.from_dict({
-            "params": reader.get_params(),
-            "n_features_in": len(kinds),
-            "feature_names_in": None if names_in is None else names,
-            "column_kinds": list(kinds),
-            "features": [f.to_dict() for f in features],
-        })
+        named = getattr(reader, "feature_names_in_", None) is not None
+        self.binarizer_ = Binarizer(**reader.get_params())._fitted_with(
+            list(kinds), list(names) if named else None, features)
         self.binary_features_ = features
-        self.binary_feature_names_ = np.array([f.name for f in features], dtype=object)
+        self.binary_feature_names_ = np.array(feature_names, dtype=object)
         self.used_features_ = result["used_features"]
         self.class_ranking_ = np.arange(len(self.classes_))
         self.node_classes_ = result["label"]
