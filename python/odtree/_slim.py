@@ -140,8 +140,9 @@ class Slimmer:
             i = next((i for i, p in enumerate(path)
                       if len(rows[i]) <= self._limit(height[p])), last)
             improved = False
-            if i < last:
-                local = self._grow(path[i], rows[i], height, reduction=0)
+            if i < last:  # the whole subtree with every feature if it fits, as the authors do
+                local = (self._whole(path[i], rows[i], height, reduction=0)
+                         or self._grow(path[i], rows[i], height, reduction=0))
                 improved = local is not None and self._improve(local)
             while i > 0 and not improved:
                 i -= 1
