@@ -278,8 +278,10 @@ pub(crate) fn capped() -> impl Strategy<Value = MemoryLimits> {
 }
 
 /// Keys the protected part of a depth-3 search can need: enough that a cap this large
-/// always finishes (the largest cap seen to stop is near 45).
-const ROOMY: usize = 50;
+/// always finishes. Measured, not derived: over 3,000 random instances of `instances()` at
+/// depth 3, with and without node limits, every wipe strategy and wipe factors 0.05–1, the
+/// largest cap that stopped was 53 (a random case of the test found 52).
+const ROOMY: usize = 64;
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
@@ -322,6 +324,10 @@ proptest! {
     }
 }
 
+/// The least cap of the next test: low enough that wiped parts of best trees are solved
+/// again, and enough for its search to finish (the test checks both).
+const TIGHT: usize = 50;
+
 /// A cap well below what the search needs forces wipes, and the optimum is still found and
 /// rebuilt for every strategy and cache.
 #[test]
@@ -360,7 +366,7 @@ fn wipes_happen_and_the_optimum_survives() {
             ];
             for (strategy, by_bytes) in strategies.into_iter().flat_map(|s| [(s, false), (s, true)])
             {
-                let cap = (free.cache.peak_entries / 10).max(ROOMY);
+                let cap = (free.cache.peak_entries / 10).max(TIGHT);
                 // a byte cap: half the unbounded cache, plus room for the working memory
                 let bytes = free.cache.peak_bytes / 2 + (1 << 15);
                 let memory = MemoryLimits {
