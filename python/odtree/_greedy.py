@@ -307,9 +307,8 @@ class GreedyTreeClassifier(ClassifierMixin, LeafClassifier, FittedTree, BaseEsti
                 column, float(result["threshold"][node]))
         tests = sorted(set(test_of.values()))
         index = {test: i for i, test in enumerate(tests)}
-        features, feature_names = zip(*(data.feature(column, key) for column, key in tests),
-                                      strict=True) if tests else ((), ())
-        features = list(features)
+        made = [data.feature(column, key) for column, key in tests]
+        features = [feature for feature, _ in made]
         counts = result["class_weights"]
         self.tree_ = Tree(
             children_left=result["children_false"],  # test fails: binary feature = 0
@@ -324,7 +323,7 @@ class GreedyTreeClassifier(ClassifierMixin, LeafClassifier, FittedTree, BaseEsti
         self.binarizer_ = Binarizer(**reader.get_params())._fitted_with(
             list(kinds), list(names) if named else None, features)
         self.binary_features_ = features
-        self.binary_feature_names_ = np.array(feature_names, dtype=object)
+        self.binary_feature_names_ = np.array([name for _, name in made], dtype=object)
         self.used_features_ = result["used_features"]
         self.class_ranking_ = np.arange(len(self.classes_))
         self.node_classes_ = result["label"]
