@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 from odtree import DepthImprover, OptimalTreeClassifier, export_text, from_json, improve_depth
-from odtree._pilot import SETTINGS, _balancing_splits, best_pilot_tree, pilot_tree
+from odtree import _pilot as pilot
+from odtree._pilot import SETTINGS, Rollouts, _chains, best_pilot_tree, pilot_tree
 from odtree._sat import min_depth_tree
 from odtree._slim import dp_min_depth, support_set
 from odtree.datasets import load_benchmark
@@ -246,9 +247,44 @@ def test_the_balancing_candidates_split_a_noisy_range_through_the_middle():
     labels = (values // 2) % 2  # 16 alternating runs
     X = (values[:, None] <= np.arange(31)[None, :]).astype(np.uint8)
     rows = np.arange(len(values))
-    assert _balancing_splits(X, labels, rows, 1)[0] in (14, 15, 16)
+    assert Rollouts(X, labels).balancing_splits(rows, 1)[0] in (14, 15, 16)
     assert pilot_tree(X, labels).depth() == 4  # log2 of the 16 runs
     assert pilot_tree(X, labels, balancing=0).depth() > 4
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_chains_nest_and_cover_every_column(seed):
+    """The threshold columns of three numeric columns, shuffled, with a few random 0/1 columns:
+    every chain nests on every row, the thresholds of one numeric column make one chain, and
+    each chain's ordinal column counts the row's ones in it."""
+    rng = np.random.default_rng(seed)
+    values = rng.integers(0, 12, size=(300, 3))
+    thresholds = [(values[:, j] <= t) for j in range(3) for t in range(11)]
+    noise = [rng.random(300) < 0.5 for _ in range(4)]
+    X = np.array(thresholds + noise, dtype=np.uint8).T
+    order = rng.permutation(X.shape[1])
+    X = X[:, order]
+    chain, chains = _chains(X)
+    assert sorted(np.concatenate(chains)) == list(range(X.shape[1]))
+    for j, columns in enumerate(chains):
+        assert np.all(chain[columns] == j)
+        assert np.all(np.diff(X[:, columns].astype(int), axis=1) >= 0)  # each within the next
+    for numeric in range(3):
+        own = np.flatnonzero((order >= 11 * numeric) & (order < 11 * numeric + 11))
+        assert len(set(chain[own])) == 1
+    rollouts = Rollouts(X, np.zeros(300, dtype=int))
+    for j, columns in enumerate(chains):
+        assert np.array_equal(rollouts.ordinal[:, j], X[:, columns].sum(axis=1))
+
+
+def test_chains_are_cut_where_rows_outside_the_sample_break_them(monkeypatch):
+    """Chains are found on a sample of the rows; a row outside it that breaks the nesting
+    cuts the chain there."""
+    monkeypatch.setattr(pilot, "CHAIN_ROWS", 4)
+    X = np.array([[0, 1], [0, 1], [0, 1], [0, 1], [1, 1], [0, 0], [1, 1], [1, 0]],
+                 dtype=np.uint8)
+    assert _chains(X[:5])[0].tolist() == [0, 0]  # the sample is rows 0, 2 and 4
+    assert _chains(X)[0].tolist() == [0, 1]  # row 7 has column 0 without column 1
 
 
 def test_the_pilot_beats_cart_where_cart_peels():
