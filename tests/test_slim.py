@@ -1,5 +1,7 @@
 """DT-SLIM (issue 16): shallower trees that classify the training rows as before."""
 
+import time
+
 import numpy as np
 import pytest
 from odtree import DepthImprover, OptimalTreeClassifier, export_text, from_json, improve_depth
@@ -224,6 +226,10 @@ def test_the_pilot_tree_classifies_every_row(seed):
     # a tree not finished in time is given up
     assert pilot_tree(X, labels, deadline=0.0) is None
     assert best_pilot_tree(X, labels, target=0, deadline=0.0) is None
+    # the first setting may have more time than the others: only its tree is made
+    first = best_pilot_tree(X, labels, target=0, deadline=0.0,
+                            first_deadline=time.monotonic() + 600)
+    assert all(map(np.array_equal, first, tree))
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -264,7 +270,7 @@ def test_chains_nest_and_cover_every_column(seed):
     X = np.array(thresholds + noise, dtype=np.uint8).T
     order = rng.permutation(X.shape[1])
     X = X[:, order]
-    chain, chains = _chains(X)
+    chain, chains = _chains(X.T.copy())
     assert sorted(np.concatenate(chains)) == list(range(X.shape[1]))
     for j, columns in enumerate(chains):
         assert np.all(chain[columns] == j)
@@ -283,8 +289,8 @@ def test_chains_are_cut_where_rows_outside_the_sample_break_them(monkeypatch):
     monkeypatch.setattr(pilot, "CHAIN_ROWS", 4)
     X = np.array([[0, 1], [0, 1], [0, 1], [0, 1], [1, 1], [0, 0], [1, 1], [1, 0]],
                  dtype=np.uint8)
-    assert _chains(X[:5])[0].tolist() == [0, 0]  # the sample is rows 0, 2 and 4
-    assert _chains(X)[0].tolist() == [0, 1]  # row 7 has column 0 without column 1
+    assert _chains(X[:5].T.copy())[0].tolist() == [0, 0]  # the sample is rows 0, 2 and 4
+    assert _chains(X.T.copy())[0].tolist() == [0, 1]  # row 7 has column 0 without column 1
 
 
 def test_the_pilot_beats_cart_where_cart_peels():
@@ -307,9 +313,11 @@ def test_the_whole_tree_gets_the_shallowest_pilot_setting(monkeypatch):
 
     targets = []
 
-    def recorded(X, labels, *, target, deadline):
+    def recorded(X, labels, *, target, deadline, first_deadline):
         targets.append(target)
-        return best_pilot_tree(X, labels, target=target, deadline=deadline)
+        assert first_deadline is None or first_deadline >= deadline
+        return best_pilot_tree(X, labels, target=target, deadline=deadline,
+                               first_deadline=first_deadline)
 
     monkeypatch.setattr(slim, "best_pilot_tree", recorded)
     X, y = make_classification(300, 6, flip_y=0.05, random_state=3)

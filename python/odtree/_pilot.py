@@ -62,13 +62,16 @@ SETTINGS = (("balanced", BALANCING), ("leaves", BALANCING), ("depth", BALANCING)
 
 
 def best_pilot_tree(X: np.ndarray, labels: np.ndarray, *, target: int,
-                    deadline: float | None = None) -> LocalTree | None:
+                    deadline: float | None = None,
+                    first_deadline: float | None = None) -> LocalTree | None:
     """The shallowest of :func:`pilot_tree`'s trees under each of ``SETTINGS``, tried in
     turn until one is at most ``target`` deep or ``deadline`` has passed (None: no tree
-    was finished in time)."""
+    was finished in time). The first setting runs until ``first_deadline`` instead, when
+    given: on large data one tree can take longer than the time for all of them."""
     best, rollouts = None, Rollouts(X, labels)
     for measure, balancing in SETTINGS:
-        tree = pilot_tree(X, labels, measure=measure, balancing=balancing, deadline=deadline,
+        until = first_deadline if best is None and first_deadline is not None else deadline
+        tree = pilot_tree(X, labels, measure=measure, balancing=balancing, deadline=until,
                           rollouts=rollouts)
         if tree is None:
             break
@@ -145,11 +148,11 @@ class Rollouts:
     def __init__(self, X: np.ndarray, labels: np.ndarray):
         self.X = np.ascontiguousarray(X, dtype=np.uint8)
         self.labels = np.asarray(labels, dtype=np.int64)
+        columns = np.ascontiguousarray(self.X.T)  # whole columns are read below
         #: The chain of each 0/1 column.
-        self.chain, chains = _chains(self.X)
-        self.ordinal = np.empty((len(self.X), len(chains)), dtype=np.float32)
-        for k, columns in enumerate(chains):
-            self.ordinal[:, k] = self.X[:, columns].sum(axis=1, dtype=np.int64)
+        self.chain, chains = _chains(columns)
+        self.ordinal = np.stack([columns[members].sum(axis=0, dtype=np.int64)
+                                 for members in chains], axis=1).astype(np.float32)
         #: The rollouts grown so far, by a digest of their rows: at small nodes many columns
         #: split the rows alike, and the settings of :func:`best_pilot_tree` share nodes.
         self.grown: dict[bytes, tuple[int, int]] = {}
@@ -159,13 +162,12 @@ class Rollouts:
         sample of them, as in :meth:`rollout`) most evenly: fewest leaves with rows on the
         larger side, then fewest in all (lowest column on ties)."""
         sample, leaves = self._grow(rows, leaves=True)
-        local = self.X[sample]
-        _, leaf = np.unique(leaves, return_inverse=True)
-        in_leaf = np.zeros((leaf.max() + 1, len(sample)), dtype=np.float64)
-        in_leaf[leaf, np.arange(len(sample))] = 1.0
-        ones = in_leaf @ local.astype(np.float64)  # per leaf and column: rows with a 1
-        right = (ones > 0).sum(axis=0)
-        left = (in_leaf.sum(axis=1)[:, None] - ones > 0).sum(axis=0)
+        order = np.argsort(leaves, kind="stable")
+        local = self.X[sample[order]]
+        starts = np.flatnonzero(np.r_[True, np.diff(leaves[order]) != 0])
+        # per column, the leaves with a row on each side
+        right = np.maximum.reduceat(local, starts, axis=0).sum(axis=0, dtype=np.int64)
+        left = (np.minimum.reduceat(local, starts, axis=0) == 0).sum(axis=0)
         n1 = local.sum(axis=0, dtype=np.int64)
         valid = (n1 > 0) & (n1 < len(sample))
         order = np.lexsort((left + right, np.maximum(left, right), ~valid))
@@ -204,15 +206,16 @@ class Rollouts:
         return rows, (cart.apply(ordinal, check_input=False) if leaves else cart)
 
 
-def _chains(X: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
-    """Chains of nested 0/1 columns (each column's ones within the next's), found greedily
-    on a sample of ``CHAIN_ROWS`` rows: in order of their ones, each column joins the
-    fullest chain whose last column it contains. A chain is cut where the whole of ``X``
-    breaks the nesting. The chain of each column, and each chain's columns."""
-    n, k = X.shape
-    sample = X[::-(-n // CHAIN_ROWS)]
-    bits = np.packbits(sample.T.astype(bool), axis=1)
-    ones = sample.sum(axis=0, dtype=np.int64)
+def _chains(columns: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Chains of nested 0/1 columns (each column's ones within the next's) of the data whose
+    columns are the rows of ``columns``, found greedily on a sample of ``CHAIN_ROWS`` rows:
+    in order of their ones, each column joins the fullest chain whose last column it
+    contains. A chain is cut where the whole data break the nesting. The chain of each
+    column, and each chain's columns."""
+    k, n = columns.shape
+    sample = columns[:, ::-(-n // CHAIN_ROWS)]
+    bits = np.packbits(sample.astype(bool), axis=1)
+    ones = sample.sum(axis=1, dtype=np.int64)
     tops = np.empty((0, bits.shape[1]), dtype=np.uint8)  # the last column of each chain
     fullness, members = [], []
     for column in np.argsort(ones, kind="stable"):
@@ -228,13 +231,13 @@ def _chains(X: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
         else:
             members.append([column])  # no room for another growing chain: its own
     chains = []
-    for columns in members:
-        cuts = [i for i in range(1, len(columns))
-                if np.any(X[:, columns[i - 1]] > X[:, columns[i]])]
-        chains += np.split(np.array(columns), cuts)
+    for found in members:
+        cuts = [i for i in range(1, len(found))
+                if np.any(columns[found[i - 1]] > columns[found[i]])]
+        chains += np.split(np.array(found), cuts)
     chain = np.empty(k, dtype=np.int64)
-    for j, columns in enumerate(chains):
-        chain[columns] = j
+    for j, found in enumerate(chains):
+        chain[found] = j
     return chain, chains
 
 

@@ -42,6 +42,9 @@ WHOLE_SHARE = 0.5
 ASCENT_SHARE = 0.1
 #: The most of the time limit the pilot method may take for the whole tree before that.
 PILOT_SHARE = 0.25
+#: ... except its first setting, which may take this much: on 100,000 rows one pilot tree
+#: takes minutes, and is still far shallower than what the local loop makes of CART's.
+PILOT_FIRST_SHARE = 0.7
 #: Above these many unique rows x features, the support-set heuristics are skipped; above
 #: these many pairs x features, the pair cover is.
 _SUPPORT_WORK = 2e8
@@ -180,12 +183,17 @@ class Slimmer:
     def _pilot_whole_tree(self, local: Local) -> None:
         """Beyond the paper: the whole tree (every row: ``local``) rebuilt by the pilot
         method (``_pilot.py``), the shallowest of its settings that finish within
-        ``PILOT_SHARE`` of the time left, kept when shallower; the oracles go on from it."""
+        ``PILOT_SHARE`` of the time left (the first within ``PILOT_FIRST_SHARE``), kept when
+        shallower; the oracles go on from it."""
         left = self._left()
         if local.depth < 2 or (left is not None and left <= 0):
             return
-        deadline = None if left is None else time.monotonic() + left * PILOT_SHARE
-        found, outcome = _pilot_oracle(local, local.depth - 1, deadline, every_setting=True)
+        deadline = first = None
+        if left is not None:
+            deadline, first = (time.monotonic() + left * share
+                               for share in (PILOT_SHARE, PILOT_FIRST_SHARE))
+        found, outcome = _pilot_oracle(local, local.depth - 1, deadline, every_setting=True,
+                                       first_deadline=first)
         self.log.append(Attempt(time.monotonic() - self.started, local.depth,
                                 local.depth if found is None else found.depth(),
                                 len(local.X), len(local.features), "pilot", outcome))
@@ -321,14 +329,16 @@ class Slimmer:
 
 
 def _pilot_oracle(local: Local, target: int, deadline: float | None, *,
-                  every_setting: bool = False) -> tuple[LocalTree | None, str]:
+                  every_setting: bool = False,
+                  first_deadline: float | None = None) -> tuple[LocalTree | None, str]:
     """The pilot method as an oracle: its tree of the local instance if it classifies every
     row and is at most ``target`` deep; ``"sat"``, ``"unsat"``, ``"timeout"`` or
     ``"interrupted"``. It stops at the first tree that deep, or with ``every_setting`` tries
-    every setting that finishes by ``deadline`` and gives the shallowest."""
+    every setting that finishes by ``deadline`` and gives the shallowest (the first setting
+    may run until ``first_deadline``)."""
     try:
         tree = best_pilot_tree(local.X, local.labels, target=0 if every_setting else target,
-                               deadline=deadline)
+                               deadline=deadline, first_deadline=first_deadline)
     except KeyboardInterrupt:
         note_interrupt()
         return None, "interrupted"
