@@ -72,7 +72,7 @@ def improve_depth(model, X, y=None, *, oracle="both", time_limit=300.0, sat_time
         the splits Gini ranks best and those dividing the node's CART leaves most evenly,
         the one whose children CART classifies with the shallowest trees; the shallowest
         tree of the settings that finish within a quarter of ``time_limit``, the first
-        setting within 70 %), kept when shallower than the model; the oracles then improve
+        setting within 80 %), kept when shallower than the model; the oracles then improve
         that tree. The pilot is also the first oracle of every local call.
     n_thresholds : int, default=16
         Thresholds per numeric column added to the model's own tests: the features a new

@@ -44,7 +44,7 @@ ASCENT_SHARE = 0.1
 PILOT_SHARE = 0.25
 #: ... except its first setting, which may take this much: on 100,000 rows one pilot tree
 #: takes minutes, and is still far shallower than what the local loop makes of CART's.
-PILOT_FIRST_SHARE = 0.7
+PILOT_FIRST_SHARE = 0.8
 #: Above these many unique rows x features, the support-set heuristics are skipped; above
 #: these many pairs x features, the pair cover is.
 _SUPPORT_WORK = 2e8
