@@ -258,6 +258,27 @@ def test_the_balancing_candidates_split_a_noisy_range_through_the_middle():
     assert pilot_tree(X, labels, balancing=0).depth() > 4
 
 
+def test_nodes_above_the_rollout_rows_score_half_the_candidates(monkeypatch):
+    """Above ``ROLLOUT_ROWS`` rows, rollouts grow on a sample: half the Gini and balancing
+    candidates are scored there, all of them below."""
+    monkeypatch.setattr(pilot, "ROLLOUT_ROWS", 100)
+    X, labels = consistent_instance(0, n=200, k=40, n_classes=2)
+    scored = {}
+    split_score = Rollouts.split_score
+
+    def counted(self, rows, column, score):
+        scored.setdefault(rows.tobytes(), set()).add(column)
+        return split_score(self, rows, column, score)
+
+    monkeypatch.setattr(Rollouts, "split_score", counted)
+    pilot_tree(X, labels)
+    sizes = {len(np.frombuffer(rows, dtype=np.int64)): len(columns)
+             for rows, columns in scored.items()}
+    assert sizes[200] <= pilot.CANDIDATES // 2 + pilot.BALANCING // 2
+    assert max(count for size, count in sizes.items() if size <= 100) > \
+        pilot.CANDIDATES // 2 + pilot.BALANCING // 2
+
+
 @pytest.mark.parametrize("seed", range(5))
 def test_chains_nest_and_cover_every_column(seed):
     """The threshold columns of three numeric columns, shuffled, with a few random 0/1 columns:

@@ -190,8 +190,8 @@ class Slimmer:
             return
         deadline = first = None
         if left is not None:
-            deadline, first = (time.monotonic() + left * share
-                               for share in (PILOT_SHARE, PILOT_FIRST_SHARE))
+            now = time.monotonic()
+            deadline, first = now + left * PILOT_SHARE, now + left * PILOT_FIRST_SHARE
         found, outcome = _pilot_oracle(local, local.depth - 1, deadline, every_setting=True,
                                        first_deadline=first)
         self.log.append(Attempt(time.monotonic() - self.started, local.depth,
