@@ -1,31 +1,67 @@
-"""odtree: provably optimal decision trees with a Rust core and a scikit-learn API."""
+"""odtree: provably optimal decision trees with a Rust core and a scikit-learn API.
 
+The public names load on first use (PEP 562): ``import odtree`` and ``odtree --version`` do
+not import scikit-learn, SciPy, pandas, HiGHS, PySAT or matplotlib; ``from odtree import
+OptimalTreeClassifier`` imports what that estimator needs.
+"""
+
+from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
-
-from . import datasets
-from ._binarizer import Binarizer
-from ._boosting import LPBoostClassifier, MDBoostClassifier
-from ._classes import OptimalTreeClassifier
-from ._distinct import DistinctTrees, distinct_trees
-from ._export import export_graphviz, export_text, plot_anytime, plot_tree
-from ._features import BinaryFeature
-from ._greedy import GreedyTreeClassifier
-from ._improve import DepthImprover, improve_depth
-from ._progress import Progress
-from ._regressor import OptimalTreeRegressor
-from ._selection import DistinctTreeSelector
-from ._serialize import from_json, to_json
-from ._sklearn_import import from_sklearn, to_sklearn
-from ._solver import Solution, Solver
-from ._tree import Tree
-from ._tuning import OptimalTreeCV
-from ._unsupervised import OptimalTreeClusterer, OptimalTreePredictor
-from .exceptions import InfeasibleWarning, NotOptimalWarning
 
 try:
     __version__ = version("odtree")
 except PackageNotFoundError:  # running from a source tree that was not installed
     __version__ = "0.0.0+unknown"
+
+# Each public name and the submodule that defines it.
+_LAZY = {
+    "Binarizer": "_binarizer",
+    "BinaryFeature": "_features",
+    "DepthImprover": "_improve",
+    "DistinctTreeSelector": "_selection",
+    "DistinctTrees": "_distinct",
+    "GreedyTreeClassifier": "_greedy",
+    "InfeasibleWarning": "exceptions",
+    "LPBoostClassifier": "_boosting",
+    "MDBoostClassifier": "_boosting",
+    "NotOptimalWarning": "exceptions",
+    "OptimalTreeCV": "_tuning",
+    "OptimalTreeClassifier": "_classes",
+    "OptimalTreeClusterer": "_unsupervised",
+    "OptimalTreePredictor": "_unsupervised",
+    "OptimalTreeRegressor": "_regressor",
+    "Progress": "_progress",
+    "Solution": "_solver",
+    "Solver": "_solver",
+    "Tree": "_tree",
+    "distinct_trees": "_distinct",
+    "export_graphviz": "_export",
+    "export_text": "_export",
+    "from_json": "_serialize",
+    "from_sklearn": "_sklearn_import",
+    "to_sklearn": "_sklearn_import",
+    "improve_depth": "_improve",
+    "plot_anytime": "_export",
+    "plot_tree": "_export",
+    "to_json": "_serialize",
+}
+
+
+def __getattr__(name):
+    """Import a public name's submodule on first use and keep the name in the package."""
+    if name == "datasets":
+        value = import_module(".datasets", __name__)
+    elif name in _LAZY:
+        value = getattr(import_module("." + _LAZY[name], __name__), name)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "Binarizer",

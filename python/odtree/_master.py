@@ -13,10 +13,12 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-import highspy
 import numpy as np
+
+if TYPE_CHECKING:
+    import highspy
 
 _banner_shown = False
 
@@ -27,6 +29,8 @@ def silent_highs() -> highspy.Highs:
     HiGHS prints its banner when the first instance of a process is built, before any option
     can be set; that first instance is built with the standard output on the null device.
     """
+    import highspy  # on use, so that importing odtree does not load HiGHS
+
     global _banner_shown
     if _banner_shown:
         highs = highspy.Highs()
@@ -84,6 +88,7 @@ class _LinearMaster:
         self._first_tree_row = 0
 
     def _add_row(self, z: np.ndarray, extra: dict, rhs: float) -> None:
+        import highspy
         index = np.concatenate([np.arange(self.n_rows), list(extra)]).astype(np.int32)
         value = np.concatenate([z, list(extra.values())])
         self._highs.addRow(-highspy.kHighsInf, rhs, len(index), index, value)
@@ -91,6 +96,7 @@ class _LinearMaster:
 
     def _run(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """The optimal columns and the tree weights."""
+        import highspy
         highs = self._highs
         highs.run()
         status = highs.getModelStatus()
@@ -115,6 +121,7 @@ class LPBoostMaster(_LinearMaster):
     maximises = True
 
     def __init__(self, n_rows: int, regulariser: float):
+        import highspy
         if not regulariser * n_rows >= 1 - 1e-12:
             raise ValueError(f"D={regulariser} is below 1/n_samples = {1 / n_rows:.6g}: the "
                              "instance weights cannot sum to 1, so LPBoost has no solution")
@@ -207,12 +214,14 @@ class MDBoostMaster:
 
     def add_tree(self, correct: np.ndarray) -> None:
         """Adds a tree: ``correct[i]`` is whether it predicts row i's class."""
+        import highspy
         z = np.where(correct, 1.0, -1.0)
         self.columns.append(z)
         self._highs.addCol(-float(z.sum()), 0.0, highspy.kHighsInf, 1,
                            np.array([0], dtype=np.int32), np.array([1.0]))
 
     def solve(self) -> Restricted:
+        import highspy
         Z = np.column_stack(self.columns)
         m = self.n_rows
         sums = Z.sum(axis=0)

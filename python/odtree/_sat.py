@@ -23,15 +23,14 @@ from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 import numpy as np
-from pysat.solvers import Solver, SolverNames
 
 #: Clauses per array handed to the solver, to bound the memory of the encoding.
 _CHUNK = 1 << 19
 #: The widest at-most-one constraint encoded pairwise; wider ones use a sequential counter.
 _PAIRWISE_MAX = 8
-#: Solvers whose PySAT binding cannot be interrupted, and the one used instead under a limit.
-_NO_INTERRUPT = frozenset(SolverNames.cadical103 + SolverNames.cadical153 + SolverNames.cadical195
-                          + SolverNames.cadical300 + SolverNames.kissat404 + SolverNames.lingeling)
+#: Solvers whose PySAT binding cannot be interrupted (``pysat.solvers.SolverNames`` lists
+#: their aliases), and the one used instead under a limit.
+_NO_INTERRUPT = ("cadical103", "cadical153", "cadical195", "cadical300", "kissat404", "lingeling")
 _INTERRUPTIBLE = "glucose4"
 #: Literals per second that building an encoding and handing it to PySAT costs (measured on
 #: 150 x 20 instances; PySAT adds the clauses one Python call at a time).
@@ -276,7 +275,10 @@ def _bits(n_classes) -> int:
 def _solve(clauses, solver, time_limit) -> np.ndarray | None | str:
     """The truth value of each variable (index 0 unused) in a model of ``clauses``, None if
     there is none, or "timeout" (``time_limit`` counts the clauses' loading too)."""
-    if time_limit is not None and solver in _NO_INTERRUPT:
+    from pysat.solvers import Solver, SolverNames  # on use: importing odtree stays light
+
+    if time_limit is not None and any(solver in getattr(SolverNames, name)
+                                       for name in _NO_INTERRUPT):
         solver = _INTERRUPTIBLE
     started = time.monotonic()
     with Solver(name=solver) as sat:

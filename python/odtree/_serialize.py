@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import json
 import numbers
+from importlib import import_module
 
 import numpy as np
 from sklearn.base import is_classifier
@@ -198,7 +199,7 @@ def from_json(text):
         raise ValueError(f"not valid JSON: {exc}") from exc
     _check_header(data)
     name = data.get("estimator")
-    forest = ESTIMATORS.get(name) if isinstance(name, str) else None
+    forest = _estimator_classes().get(name) if isinstance(name, str) else None
     if getattr(forest, "_is_forest", False):
         from odtree._serialize_forest import forest_from_dict
 
@@ -294,8 +295,15 @@ def _set_own_parts(model, name, data, n_binary_features) -> None:
                                      model.tree_)
 
 
+#: The modules whose estimator classes register themselves as they are defined; ``import
+#: odtree`` loads them on first use only, so reading a model imports them here.
+_ESTIMATOR_MODULES = ("_classes", "_regressor", "_unsupervised", "_boosting", "_greedy")
+
+
 def _estimator_classes() -> dict:
     """Estimator name -> class, for every estimator :func:`from_json` can rebuild."""
+    for module in _ESTIMATOR_MODULES:
+        import_module("odtree." + module)
     return dict(ESTIMATORS)
 
 

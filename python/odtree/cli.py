@@ -17,9 +17,9 @@ import warnings
 from pathlib import Path
 
 from odtree import __version__
-from odtree._export import export_graphviz, export_text
-from odtree._serialize import from_json, to_json
-from odtree.datasets import load_default, read_benchmark_file
+
+# The modules that fit, print and read trees (and with them scikit-learn) are imported in the
+# commands that use them, so that ``odtree --version`` and ``--help`` answer at once.
 
 __all__ = ["main"]
 
@@ -176,6 +176,9 @@ def _run_fit(args) -> int:
                        missing=args.missing, time_limit=args.time_limit,
                        memory_limit=args.memory_limit, callback=watch)
     _fit(model, X, y, False if args.verbose else args.progress)
+    from odtree._export import export_graphviz, export_text
+    from odtree._serialize import to_json
+
     if args.format == "json":
         print(to_json(model, indent=2))
     elif args.format == "dot":
@@ -210,6 +213,9 @@ def _run_predict(args) -> int:
 
 
 def _run_demo(args) -> int:
+    from odtree._export import export_text
+    from odtree.datasets import load_default
+
     X, y, _ = load_default(as_frame=True)
     y = y.map({0: "malignant", 1: "benign"})
     model = _estimator("classification", max_depth=3)
@@ -227,6 +233,8 @@ def _read_data(path: Path, target):
         if target is not None:
             raise _Failure("--target applies to CSV files only; a benchmark file has its class "
                            "in the first column")
+        from odtree.datasets import read_benchmark_file
+
         try:
             return read_benchmark_file(path)
         except (OSError, ValueError) as exc:
@@ -256,6 +264,8 @@ def _read_model(path: Path):
     except OSError as exc:
         raise _Failure(f"cannot read {path}: {exc.strerror or exc}") from exc
     try:
+        from odtree._serialize import from_json
+
         return from_json(text)
     except ImportError as exc:
         raise _Failure(f"the odtree estimators cannot be loaded ({exc}); reinstall odtree",
