@@ -221,12 +221,17 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
         self.rounds(limits, &stats, rows, upper_bound, &mut incumbent);
         self.deepen(limits, &stats, rows, 3..limits.depth, &mut incumbent);
         let incumbent = incumbent.filter(|(cost, _)| self.below(*cost, upper_bound));
+        // an incumbent at the root's proven bound is optimal: the proof would only find it again
+        let settled = incumbent
+            .as_ref()
+            .is_some_and(|(cost, _)| !self.below(self.root_floor(limits, &stats), *cost));
         let search_bound = incumbent.as_ref().map_or(upper_bound, |(cost, _)| {
             upper_bound.min(*cost + C::leaf(2.0 * self.tolerance), 0.0)
         });
-        let outcome = self.solve(limits, search_bound, &stats, rows);
-        let found =
-            matches!(outcome, Outcome::Solved(..)) && self.below(outcome.bound(), search_bound);
+        let found = !settled && {
+            let outcome = self.solve(limits, search_bound, &stats, rows);
+            matches!(outcome, Outcome::Solved(..)) && self.below(outcome.bound(), search_bound)
+        };
         let infeasible = !found && incumbent.is_none();
         if found && self.config.memory.is_bounded() {
             for _ in 0..REPAIR_ROUNDS {

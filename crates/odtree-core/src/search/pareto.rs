@@ -212,6 +212,10 @@ impl<'a> Pareto<'a> {
                 }
             }
             points = non_dominated(points, self.tolerance);
+            // a split with no error dominates every other: nothing better is left to find
+            if (points.first()).is_some_and(|p| p.fp + p.fn_ <= self.tolerance) {
+                break;
+            }
         }
         self.kernel.levels[at] = level;
         let front = Rc::new(non_dominated(points, self.tolerance));

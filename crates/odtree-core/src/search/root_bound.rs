@@ -10,6 +10,15 @@ use crate::objective::Objective;
 use crate::subproblem::Limits;
 
 impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
+    /// What is proven of the root (the current node, with statistics `stats`) within `limits`
+    /// before the exact search: its stored bound, or the least its leaf or a split can cost.
+    pub(super) fn root_floor(&self, limits: Limits, stats: &[f64]) -> C {
+        let leaf = C::leaf(self.objective.leaf_cost(stats));
+        let stored = (self.cache.find(self.key()))
+            .map_or(C::ZERO, |id| self.cache.known(id, limits).lower_bound);
+        stored.max(self.node_floor(leaf))
+    }
+
     /// A lower bound of the root's optimum within `limits`, from what the stopped search
     /// proved; the root is the current node, with statistics `stats` of `rows` rows.
     pub(super) fn stopped_root_bound(&mut self, limits: Limits, stats: &[f64], rows: u32) -> C {

@@ -77,7 +77,8 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
                     *best = Some((cost, tree));
                 }
             }
-            if !better || self.budget.stopped().is_some() {
+            let done = best.as_ref().is_some_and(|(cost, _)| self.unbeatable(*cost));
+            if !better || done || self.budget.stopped().is_some() {
                 break;
             }
             width *= 2;
