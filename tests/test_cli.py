@@ -123,7 +123,7 @@ def test_time_limit_warning_is_one_clean_line(capsys):
 @pytest.mark.usefixtures("fitted_cli")
 def test_parameters_the_estimator_rejects_exit_with_2(capsys):
     code, out, err = run(capsys, "fit", str(DATA_DIR / "zoo-1.txt"), "--max-depth", "-1")
-    assert code == 2 and out == "" and "max_depth" in err
+    assert code == 2 and out == "" and "--max-depth must be" in err
 
 
 @pytest.mark.usefixtures("fitted_cli")
@@ -283,3 +283,49 @@ def test_a_closed_pipe_after_fit_ends_quietly():
     done = _shell(f"odtree fit {DATA_DIR / 'mushroom.txt'} --max-depth 2 --format json "
                   "--no-progress | head -1")
     assert done.stderr == "" and done.stdout == "{\n"
+
+
+def test_missing_values_without_the_missing_flag_name_the_flag(capsys, tmp_path):
+    path = tmp_path / "data.csv"
+    path.write_text("age,income,label\n30,,yes\n40,2.5,no\n50,3.5,yes\n")
+    code, out, err = run(capsys, "fit", str(path), "--target", "label")
+    assert code == 2 and out == ""
+    assert "--missing split" in err and "missing=" not in err
+    code, _, err = run(capsys, "fit", str(path), "--target", "label", "--missing", "split")
+    assert code == 0, err
+
+
+def test_a_continuous_target_suggests_the_regression_task(capsys, tmp_path):
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"x": rng.normal(size=40)})
+    frame["y"] = 2 * frame["x"] + rng.normal(size=40)
+    path = tmp_path / "data.csv"
+    frame.to_csv(path, index=False)
+    code, out, err = run(capsys, "fit", str(path), "--target", "y")
+    assert code == 2 and out == ""
+    assert "--task regression" in err and "Unknown label type" not in err
+    code, _, err = run(capsys, "fit", str(path), "--target", "y", "--task", "regression")
+    assert code == 0, err
+
+
+@pytest.mark.parametrize(("flag", "value"), [
+    ("--min-samples-leaf", "0"), ("--ccp-alpha", "-1"), ("--n-thresholds", "0"),
+    ("--time-limit", "-1"), ("--memory-limit", "5XB"), ("--max-leaf-nodes", "0"),
+    ("--max-depth", "-1"),
+])
+def test_a_rejected_setting_is_named_by_its_flag(capsys, flag, value):
+    code, out, err = run(capsys, "fit", str(DATA_DIR / "anneal.txt"), flag, value)
+    assert code == 2 and out == ""
+    assert f"{flag} " in err and flag[2:].replace("-", "_") not in err
+
+
+def test_missing_values_in_predict_advise_fitting_with_the_flag(capsys, tmp_path):
+    train, rows, model = tmp_path / "train.csv", tmp_path / "rows.csv", tmp_path / "model.json"
+    train.write_text("age,income,label\n30,1.5,yes\n40,2.5,no\n50,3.5,yes\n")
+    rows.write_text("age,income\n30,\n")
+    code, out, err = run(capsys, "fit", str(train), "--target", "label", "--format", "json")
+    assert code == 0, err
+    model.write_text(out)
+    code, out, err = run(capsys, "predict", str(model), str(rows))
+    assert code == 2 and out == ""
+    assert "fit with --missing split" in err and "missing=" not in err

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import threading
 import time
@@ -198,7 +199,8 @@ def _run_predict(args) -> int:
             warnings.simplefilter("always")
             predictions = model.predict(X)
     except ValueError as exc:  # columns the model does not expect
-        raise _Failure(f"cannot predict {args.data} with {args.model}: {exc}") from exc
+        raise _Failure(f"cannot predict {args.data} with {args.model}: "
+                       f"{_in_flags(str(exc), command='predict')}") from exc
     _print_warnings(caught)
     lines = (f"{value}\n" for value in predictions.tolist())
     if args.output is None:
@@ -327,8 +329,60 @@ def _fit(model, X, y, progress) -> None:
             else:
                 model.fit(X, y)
     except (ValueError, TypeError) as exc:  # parameters or data the estimator rejects
-        raise _Failure(str(exc)) from exc
+        raise _Failure(_in_flags(str(exc), model)) from exc
     _print_warnings(caught)
+
+
+#: The estimator parameters that ``odtree fit`` sets, and the flags that set them.
+_FLAGS = {
+    "max_depth": "--max-depth",
+    "max_leaf_nodes": "--max-leaf-nodes",
+    "min_samples_leaf": "--min-samples-leaf",
+    "ccp_alpha": "--ccp-alpha",
+    "thresholds": "--thresholds",
+    "n_thresholds": "--n-thresholds",
+    "missing": "--missing",
+    "time_limit": "--time-limit",
+    "memory_limit": "--memory-limit",
+}
+_NAME = "|".join(sorted(_FLAGS, key=len, reverse=True))
+#: scikit-learn's parameter check: "The 'ccp_alpha' parameter of OptimalTreeClassifier must".
+_PARAMETER_CHECK = re.compile(rf"\bThe '({_NAME})' parameter of \w+ must")
+#: A Python keyword argument: ``missing='split'``, ``max_depth=None``.
+_KEYWORD = re.compile(rf"\b(?:pass )?({_NAME})=('[^']*'|\"[^\"]*\"|[^\s,;:)]+)")
+#: A parameter named alone, quoted or not; the names without ``_`` are English words too
+#: ("missing values", "its thresholds"), so only the quoted ones are read as parameters.
+_BARE = re.compile(rf"'({_NAME})'|\b({'|'.join(name for name in _FLAGS if '_' in name)})\b")
+
+
+def _in_flags(message: str, model=None, command="fit") -> str:
+    """An estimator's error message in the command line's words: its parameters become the
+    flags that set them (``missing='split'`` -> ``--missing split``, advice to pass one reads
+    "use" in ``fit`` and "fit with" in ``predict``), and a continuous target given to a
+    classifier points to ``--task regression``.
+
+    Examples
+    --------
+    >>> _in_flags("fill them, or pass missing='split' to learn where they go")
+    'fill them, or use --missing split to learn where they go'
+    >>> _in_flags("The 'ccp_alpha' parameter of OptimalTreeClassifier must be >= 0. Got -1.")
+    '--ccp-alpha must be >= 0. Got -1.'
+    """
+    def keyword(match):
+        flag, value = _FLAGS[match[1]], match[2].strip("'\"")
+        said = f"{flag} {value}"
+        if not match[0].startswith("pass "):
+            return said
+        return f"use {said}" if command == "fit" else f"fit with {said}"
+
+    message = _PARAMETER_CHECK.sub(lambda match: f"{_FLAGS[match[1]]} must", message)
+    message = _KEYWORD.sub(keyword, message)
+    message = _BARE.sub(lambda match: _FLAGS[match[1] or match[2]], message)
+    if "label type: continuous" in message and type(model).__name__.endswith("Classifier"):
+        message = ("the target column holds continuous values, which a classification tree "
+                   "cannot predict: fit a regression tree with --task regression, or give a "
+                   "column of classes with --target")
+    return message
 
 
 def _print_warnings(caught) -> None:
