@@ -554,7 +554,7 @@ def binarize_input(estimator, X) -> np.ndarray:
                                        ensure_all_finite="allow-nan" if split else True))
     else:
         validate_data(estimator, X, reset=False, skip_check_array=True)
-    return estimator.binarizer_.transform(X)
+    return estimator.binarizer_._transform_checked(X)
 
 
 def settle_missing_directions(tree: Tree, features, binary_X: np.ndarray) -> None:

@@ -270,6 +270,14 @@ class Binarizer(TransformerMixin, BaseEstimator):
         numeric, categorical, _ = self._read(X, reset=False)
         return self._binary_matrix(numeric, categorical)
 
+    def _transform_checked(self, X):
+        """:meth:`transform` for rows that an estimator has checked against its fit (columns,
+        names, values): the check is not repeated, so that a mismatch warns once, in the
+        estimator's name, not again in this internal binarizer's."""
+        check_is_fitted(self)
+        numeric, categorical, _ = self._read(X, reset=False, validated=True)
+        return self._binary_matrix(numeric, categorical)
+
     def _binary_matrix(self, numeric, categorical) -> np.ndarray:
         """The binary features of validated data (``_read``'s numeric and categorical parts);
         :data:`~odtree._tree.UNKNOWN` where a missing value meets a feature that has no
@@ -450,19 +458,22 @@ class Binarizer(TransformerMixin, BaseEstimator):
         columns, and the kind of every column."""
         kinds = None if reset else self.column_kinds_
         split = self.missing == "split"
+        checked = validated and not reset  # an estimator checked X against this fit
         if not is_dataframe(X):
             if kinds is None or "categorical" not in kinds:
-                with missing_values_hint(MISSING_ADVICE):
-                    X = validate_data(self, X, reset=reset, dtype=NUMERIC_DTYPES,
-                                      skip_check_array=validated,
-                                      ensure_all_finite="allow-nan" if split else True)
+                if not checked:
+                    with missing_values_hint(MISSING_ADVICE):
+                        X = validate_data(self, X, reset=reset, dtype=NUMERIC_DTYPES,
+                                          skip_check_array=validated,
+                                          ensure_all_finite="allow-nan" if split else True)
                 return X, {}, kinds or ["numeric"] * X.shape[1]
             import pandas as pd  # fitted on a DataFrame with categorical columns
 
             X = pd.DataFrame(check_array(X, dtype=None, ensure_all_finite=False))
         import pandas as pd
 
-        validate_data(self, X, reset=reset, skip_check_array=True)
+        if not checked:
+            validate_data(self, X, reset=reset, skip_check_array=True)
         if X.shape[0] < 1 or X.shape[1] < 1:
             raise ValueError(f"Found a DataFrame of shape {X.shape}: Binarizer needs at least one "
                              "row and one column")

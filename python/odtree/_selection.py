@@ -13,6 +13,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.model_selection import StratifiedKFold, train_test_split
 from sklearn.utils import _safe_indexing
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._set_output import _get_output_config
 from sklearn.utils.validation import check_is_fitted
 
 from ._base import _is_dataframe
@@ -75,7 +76,11 @@ class DistinctTreeSelector(SelectorMixin, BaseEstimator):
         error (the share of misclassified search rows).
     estimator_ : GreedyTreeClassifier
         The tree grown on all training rows and the selected columns (all columns, at
-        ``max_depth=0``, if none is selected).
+        ``max_depth=0``, if none is selected). It takes what :meth:`transform` returns:
+        ``estimator_.predict(selector.transform(X))``. Fitted on a DataFrame, it keeps the
+        column names in its tests but, like :meth:`transform`'s NumPy output, does not
+        check them; with categorical columns, or when ``set_output(transform="pandas")`` was
+        set before ``fit``, it takes (and checks) the DataFrame of the selected columns.
     n_trees_built_ : int
         Trees grown during the search (per fold).
     stopped_ : {"time_limit", "interrupted"} or None
@@ -214,8 +219,14 @@ class DistinctTreeSelector(SelectorMixin, BaseEstimator):
             X = X.tocsc()
         elif not _is_dataframe(X) and not hasattr(X, "shape"):
             X = np.asarray(X)
-        return GreedyTreeClassifier(**self._tree_params()).fit(
+        tree = GreedyTreeClassifier(**self._tree_params()).fit(
             _safe_indexing(X, selected, axis=1), y)
+        numeric = "categorical" not in tree.binarizer_.column_kinds_
+        if numeric and _get_output_config("transform", self)["dense"] == "default":
+            # transform returns an array: the tree takes one without a warning about names
+            for fitted in (tree, tree.binarizer_):
+                fitted.__dict__.pop("feature_names_in_", None)
+        return tree
 
     def _get_support_mask(self) -> np.ndarray:
         check_is_fitted(self)
