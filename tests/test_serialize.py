@@ -237,3 +237,23 @@ def test_round_trip_of_a_fitted_optimal_tree():
     np.testing.assert_array_equal(copy.predict(frame), model.predict(frame))
     np.testing.assert_array_equal(copy.predict_proba(frame), model.predict_proba(frame))
     assert to_json(copy) == text
+
+
+def test_from_json_reads_a_path_given_as_str_or_path_like(tmp_path):
+    model = stump(X_NUM, Y_INT)
+    path = tmp_path / "model.json"
+    path.write_text(to_json(model))
+    for given in (path, str(path)):
+        np.testing.assert_array_equal(from_json(given).predict(X_NUM), model.predict(X_NUM))
+
+
+def test_from_json_with_neither_text_nor_a_file_says_what_to_pass(tmp_path):
+    missing = tmp_path / "nowhere.json"
+    for given in (missing, str(missing)):
+        with pytest.raises(ValueError, match="neither JSON text nor an existing file: pass the "
+                                             "JSON text or a path"):
+            from_json(given)
+    with pytest.raises(ValueError, match="not valid JSON .*pass the JSON text or a path"):
+        from_json("{not json")
+    with pytest.raises(TypeError, match="JSON text .* or a path, got int"):
+        from_json(3)

@@ -38,7 +38,9 @@ from __future__ import annotations
 
 import json
 import numbers
+import os
 from importlib import import_module
+from pathlib import Path
 
 import numpy as np
 from sklearn.base import is_classifier
@@ -172,8 +174,8 @@ def from_json(text):
 
     Parameters
     ----------
-    text : str or bytes
-        The JSON text.
+    text : str, bytes or path-like
+        The JSON text, or the path (``str`` or :class:`os.PathLike`) of a file holding it.
 
     Returns
     -------
@@ -192,11 +194,16 @@ def from_json(text):
     Traceback (most recent call last):
     ...
     ValueError: not an odtree model: "format" is 'something-else', expected 'odtree-model'
+    >>> from_json("m.json")
+    Traceback (most recent call last):
+    ...
+    ValueError: 'm.json' is neither JSON text nor an existing file: pass the JSON text or a path
     """
+    text = _json_text(text)
     try:
         data = json.loads(text)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ValueError(f"not valid JSON: {exc}") from exc
+        raise ValueError(f"not valid JSON ({exc}): pass the JSON text or a path") from exc
     _check_header(data)
     name = data.get("estimator")
     forest = _estimator_classes().get(name) if isinstance(name, str) else None
@@ -247,6 +254,22 @@ def from_json(text):
         setattr(model, key + "_", _decode_fit_result(data, key, kind))
     _set_own_parts(model, name, data, len(binary_features))
     return model
+
+
+def _json_text(source):
+    """The JSON text of :func:`from_json`'s argument: the text itself, or a file's content."""
+    if isinstance(source, bytes | bytearray):
+        return source
+    if isinstance(source, str) and source.lstrip()[:1] in ("{", "["):
+        return source
+    if isinstance(source, str | os.PathLike):
+        path = Path(source)
+        if path.is_file():
+            return path.read_bytes()
+        raise ValueError(f"{str(source)!r} is neither JSON text nor an existing file: pass "
+                         "the JSON text or a path")
+    raise TypeError(f"from_json takes JSON text (str or bytes) or a path, got "
+                    f"{type(source).__name__}")
 
 
 def _set_class_order(model, data, tree) -> None:
