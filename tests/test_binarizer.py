@@ -50,13 +50,18 @@ def test_binary_column_among_numeric_keeps_column_order():
         (0, "binary"), (1, "threshold"), (1, "threshold"), (2, "binary")]
 
 
-@pytest.mark.parametrize("bad", [np.array([[2.0]]), np.array([[0.5]]), np.array([[-1]]),
-                                 np.array([[256]], dtype=np.uint16)])
-def test_binary_column_with_other_values_at_transform_raises(bad):
-    """Any dtype; 256 as uint16 would wrap to 0 as uint8."""
+@pytest.mark.parametrize(("value", "routed"), [(2.0, 1), (0.5, 0), (0.75, 1), (-1, 0), (16, 1)])
+def test_binary_column_routes_any_number_as_at_half(value, routed):
+    """A 0/1 column is a numeric column whose one test is x > 0.5: any number routes."""
     binarizer = Binarizer().fit(np.array([[0], [1]], dtype=np.uint8))
-    with pytest.raises(ValueError, match="'x0' held only 0 and 1"):
-        binarizer.transform(bad)
+    assert binarizer.transform(np.array([[value]])).tolist() == [[routed]]
+
+
+def test_binary_column_routes_wide_unsigned_values():
+    """256 as uint16 would wrap to 0 as uint8."""
+    binarizer = Binarizer().fit(np.array([[0, 5.0], [1, 7.0]]))
+    X = np.array([[256, 9], [0, 9]], dtype=np.uint16)
+    assert binarizer.transform(X)[:, 0].tolist() == [1, 0]
 
 
 def test_threshold_semantics_and_names():

@@ -63,8 +63,9 @@ class Binarizer(TransformerMixin, BaseEstimator):
     Each output column is one :class:`BinaryFeature` of ``features_``:
 
     - a numeric column holding only 0 and 1 passes through as one ``"binary"`` feature, even when
-      constant, so that binary data reaches the search unchanged, column for column (other values
-      in it raise ValueError in ``transform``);
+      constant, so that binary data reaches the search unchanged, column for column; its test is
+      ``x > 0.5``, so that in ``transform`` any other number routes as it would at a threshold
+      between 0 and 1 (2 as 1, -1 as 0);
     - any other numeric column gives ``"threshold"`` features ``x <= t`` (see Notes);
     - a categorical column (pandas ``category``, ``object``, ``string`` or ``bool`` dtype) gives a
       ``"category"`` feature ``x == value`` per category, in sorted order, but only the first of
@@ -285,7 +286,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
         features = self.features_
         column = np.array([f.column for f in features], dtype=np.intp)
         if self._passes_through(column):
-            return self._checked_binary(numeric, np.arange(len(features)))
+            return self._above_half(numeric)
         binary_X = np.zeros((numeric.shape[0], len(features)), dtype=np.uint8)
         kind = np.array([f.kind for f in features], dtype=object)
 
@@ -305,8 +306,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
                                                binary_X[:, filled])
 
         is_binary = kind == "binary"
-        binary_X[:, is_binary] = self._checked_binary(numeric[:, column[is_binary]],
-                                                      np.flatnonzero(is_binary))
+        binary_X[:, is_binary] = self._above_half(numeric[:, column[is_binary]])
 
         for i, feature in enumerate(features):
             if feature.kind == "category":
@@ -323,28 +323,13 @@ class Binarizer(TransformerMixin, BaseEstimator):
                 and all(f.kind == "binary" for f in self.features_)
                 and np.array_equal(column, np.arange(len(column))))
 
-    def _checked_binary(self, passed, positions) -> np.ndarray:
-        """``passed`` (the values of the 0/1 features at ``positions``) as uint8, after
-        checking that they still hold only 0 and 1; :data:`~odtree._tree.UNKNOWN` where they
-        are missing (with ``missing="split"``)."""
-        missing = None
+    def _above_half(self, passed) -> np.ndarray:
+        """The ``"binary"`` features of their columns' values ``passed``: 1 above 0.5, else 0,
+        so that a value other than 0 and 1 routes as at a threshold between them;
+        :data:`~odtree._tree.UNKNOWN` where a value is missing (with ``missing="split"``)."""
+        binary = (passed > 0.5).astype(np.uint8)
         if self.missing == "split" and passed.dtype.kind == "f":
-            missing = np.isnan(passed)
-            if missing.any():
-                passed = np.where(missing, 0.0, passed)
-            else:
-                missing = None
-        binary = passed.astype(np.uint8)
-        if passed.dtype.kind in "ub":  # unsigned: nothing below 0
-            wrong = np.flatnonzero((passed > 1).any(axis=0))
-        else:
-            wrong = np.flatnonzero((binary != passed).any(axis=0) | (binary > 1).any(axis=0))
-        if len(wrong):
-            name = self.features_[positions[wrong[0]]].column_name
-            raise ValueError(f"column {name!r} held only 0 and 1 in fit but holds other values "
-                             "now; refit the binarizer on data that shows all its values")
-        if missing is not None:
-            binary[missing] = UNKNOWN
+            binary[np.isnan(passed)] = UNKNOWN
         return binary
 
     def get_feature_names_out(self, input_features=None):

@@ -22,7 +22,8 @@ class BinaryFeature:
     column_name : str
         Readable name of that column (``feature_names_in_`` or ``x{column}``).
     kind : {"binary", "threshold", "category", "missing"}
-        ``"binary"``: the column already holds 0/1 and is used as is.
+        ``"binary"``: the column held only 0 and 1 in fit and is used as is: the test is
+        ``column > 0.5`` (named ``column = 1``), so that any other number routes too.
         ``"threshold"``: the test is ``column <= value``.
         ``"category"``: the test is ``column == value`` (one-hot); it fails on a missing value.
         ``"missing"``: the test is "the value is missing" (NaN, None or NA).
