@@ -1,6 +1,7 @@
 """distinct_trees and DistinctTreeSelector: the enumeration against brute force over every
 feature subset, PSBE against SBE, early stops, time limits and bad input."""
 
+import inspect
 import itertools
 import json
 import signal
@@ -297,3 +298,21 @@ def test_a_second_ctrl_c_raises_keyboard_interrupt():
         child.kill()
     assert child.returncode != 0
     assert "KeyboardInterrupt" in err and "LOOP FINISHED" not in out
+
+
+def test_the_family_shares_one_default_criterion():
+    # a tree fitted by hand with the defaults on a listed subset is the tree the enumeration
+    # lists, and the selector grows its trees the same way
+    X, y = load_wine(return_X_y=True)
+    listed = dict(itertools.islice(distinct_trees(X, y), 20))
+    assert len(listed) == 20
+    for features, model in listed.items():
+        if not features:
+            continue
+        alone = GreedyTreeClassifier().fit(X[:, list(features)], y)
+        columns = np.array(features, dtype=np.int64)
+        assert np.array_equal(columns[alone.used_features_], model.used_features_)
+        assert np.array_equal(alone.predict(X[:, list(features)]), model.predict(X))
+    defaults = {GreedyTreeClassifier().criterion, DistinctTreeSelector().criterion,
+                inspect.signature(distinct_trees).parameters["criterion"].default}
+    assert defaults == {"entropy"}

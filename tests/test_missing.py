@@ -424,7 +424,7 @@ def test_the_command_line_takes_missing_split(capsys, tmp_path):
         f"{'' if i % 5 == 0 else 20 + i},{'yes' if i % 5 == 0 or 20 + i > 40 else 'no'}\n"
         for i in range(40)))
     assert main(["fit", str(path), "--target", "label", "--no-progress"]) == 2
-    assert "missing='split'" in capsys.readouterr().err
+    assert "--missing split" in capsys.readouterr().err  # the flag, not the parameter
     assert main(["fit", str(path), "--target", "label", "--missing", "split", "--thresholds",
                  "midpoints", "--format", "json", "--no-progress"]) == 0
     saved = capsys.readouterr().out

@@ -161,7 +161,8 @@ def distinct_trees(X, y, *, criterion="entropy", min_cases=2, max_depth=None, mi
     y : array-like of shape (n_samples,)
         Class labels.
     criterion : {"entropy", "gain_ratio"}, default="entropy"
-        As in :class:`GreedyTreeClassifier`; the paper uses information gain.
+        As in :class:`GreedyTreeClassifier`, with its default (information gain, as in the
+        paper): ``GreedyTreeClassifier()`` fitted on a listed tree's columns grows that tree.
     min_cases : int, default=2
         As in :class:`GreedyTreeClassifier`.
     max_depth : int or None, default=None

@@ -40,7 +40,8 @@ class DistinctTreeSelector(SelectorMixin, BaseEstimator):
     Parameters
     ----------
     criterion : {"entropy", "gain_ratio"}, default="entropy"
-        As in :class:`GreedyTreeClassifier`; the paper uses information gain.
+        As in :class:`GreedyTreeClassifier`, with its default (information gain, as in the
+        paper).
     min_cases : int, default=2
         As in :class:`GreedyTreeClassifier`.
     max_depth : int or None, default=None
