@@ -11,6 +11,13 @@ import numpy as np
 
 ENV_VAR = "ODTREE_DATA"
 
+#: The folder of real-valued sets, which are no binary benchmark files.
+CONTINUOUS = "continuous"
+
+#: Where the benchmark files are when ``ODTREE_DATA`` is unset: ``shared/datasets`` beside a
+#: checkout of this repository, from the repository's root (where its commands run).
+DEFAULT_DIR = Path("..") / "shared" / "datasets"
+
 
 def read_benchmark_file(path) -> tuple[np.ndarray, np.ndarray]:
     """Read one benchmark file: space-separated integers, the class first, no header.
@@ -70,7 +77,9 @@ def load_benchmark(name, *, data_dir=None) -> tuple[np.ndarray, np.ndarray]:
         The file's path inside the directory, with or without ``.txt``: ``"anneal"``,
         ``"anneal.txt"``, ``"nina/corral-un_converted"``. :func:`list_benchmarks` lists them.
     data_dir : str, path-like or None, default=None
-        The benchmark directory; ``None`` reads it from the environment variable ``ODTREE_DATA``.
+        The benchmark directory; ``None`` reads it from the environment variable ``ODTREE_DATA``,
+        and when that is unset takes ``../shared/datasets`` from the working directory (the
+        folder beside a checkout of this repository, from its root).
 
     Returns
     -------
@@ -80,7 +89,7 @@ def load_benchmark(name, *, data_dir=None) -> tuple[np.ndarray, np.ndarray]:
     Raises
     ------
     FileNotFoundError
-        If no directory is given and ``ODTREE_DATA`` is unset, or the directory or file is missing.
+        If the directory or the file is missing.
     ValueError
         If ``name`` leaves the directory or the file is malformed.
 
@@ -112,14 +121,15 @@ def list_benchmarks(data_dir=None) -> list[str]:
     Parameters
     ----------
     data_dir : str, path-like or None, default=None
-        The benchmark directory; ``None`` reads it from ``ODTREE_DATA``.
+        The benchmark directory; ``None`` reads it from ``ODTREE_DATA``, else
+        ``../shared/datasets`` (as :func:`load_benchmark` does).
 
     Returns
     -------
     list of str
         Paths relative to the directory without ``.txt`` (``"anneal"``,
         ``"nina/corral-un_converted"``), top-level files first, each group sorted. Licence files
-        are left out.
+        and the real-valued sets of the ``continuous/`` folder are left out.
 
     Examples
     --------
@@ -129,20 +139,23 @@ def list_benchmarks(data_dir=None) -> list[str]:
     directory = _benchmark_dir(data_dir)
     names = [path.relative_to(directory).with_suffix("").as_posix()
              for path in directory.rglob("*.txt")
-             if path.is_file() and not path.name.upper().startswith("LICENSE")]
+             if path.is_file() and not path.name.upper().startswith("LICENSE")
+             and path.relative_to(directory).parts[0] != CONTINUOUS]
     return sorted(names, key=lambda name: (name.count("/"), name))
 
 
 def _benchmark_dir(data_dir) -> Path:
+    source = ""
     if data_dir is None:
         data_dir = os.environ.get(ENV_VAR)
-        if not data_dir:
-            raise FileNotFoundError(
-                f"no benchmark directory: pass data_dir=... or set the environment variable "
-                f"{ENV_VAR} to the folder holding the benchmark files (anneal.txt, ...)")
         source = f" (from {ENV_VAR})"
-    else:
-        source = ""
+        if not data_dir:
+            data_dir = DEFAULT_DIR
+            if not (Path.cwd() / data_dir).is_dir():
+                raise FileNotFoundError(
+                    f"no benchmark directory: {ENV_VAR} is unset and {DEFAULT_DIR} (beside a "
+                    f"checkout of odtree) does not exist here; pass data_dir=... or set {ENV_VAR} "
+                    "to the folder holding the benchmark files (anneal.txt, ...)")
     directory = Path(data_dir).expanduser()
     if not directory.is_dir():
         raise FileNotFoundError(f"benchmark directory {directory}{source} does not exist")
