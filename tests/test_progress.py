@@ -15,7 +15,8 @@ def test_verbose_prints_time_stamped_progress_and_the_end(load, capsys):
     with pytest.warns(NotOptimalWarning):
         model.fit(X, y)
     lines = capsys.readouterr().out.splitlines()
-    pattern = re.compile(r"\[ *([\d.]+) s\] objective (\S+) +bound (\S+) +gap +([\d.]+)%")
+    pattern = re.compile(r"\[ *([\d.]+) s\] objective (\S+) +"
+                         r"(?:bound (\S+) +gap +([\d.]+)%|no bound yet)")
     parsed = [pattern.match(line) for line in lines]
     assert lines and all(parsed), lines
     assert lines[-1].endswith("(end)")
@@ -23,7 +24,13 @@ def test_verbose_prints_time_stamped_progress_and_the_end(load, capsys):
     # at most four lines a second, but for the last
     assert all(b - a >= 0.24 for a, b in zip(seconds[:-2], seconds[1:-1], strict=True))
     assert float(parsed[-1].group(2)) == model.objective_
-    assert float(parsed[-1].group(3)) == pytest.approx(model.lower_bound_, rel=1e-5)
+    if model.lower_bound_ > 0:
+        assert float(parsed[-1].group(3)) == pytest.approx(model.lower_bound_, rel=1e-5)
+    else:
+        assert lines[-1].endswith("no bound yet (end)")
+    # before the search proves a bound, a line says so rather than "bound 0, gap 100 %"
+    assert not any(match.group(3) is not None and float(match.group(3)) == 0
+                   and float(match.group(2)) > 0 for match in parsed)
 
 
 def test_callback_sees_each_better_tree_then_the_end(load):
@@ -87,4 +94,15 @@ def test_regressor_and_solver_report_progress_too(capsys):
 def test_progress_gap():
     assert Progress(1.0, 10.0, 4.0).gap == pytest.approx(0.6)
     assert Progress(1.0, 0.0, 0.0).gap == 0.0
+
+
+def test_a_line_before_any_proven_bound_says_so():
+    line = str(Progress(3.0, 10.0, 0.0))
+    assert line.endswith("objective 10           no bound yet")
+    assert "gap" not in line and "100" not in line
+    assert not Progress(3.0, 10.0, 0.0).bound_proven
+    assert str(Progress(3.0, 10.0, 0.0, final=True)).endswith("no bound yet (end)")
+    # a proven bound, or a perfect tree (objective 0, bound 0), reads as one
+    assert "bound 4            gap  60.00%" in str(Progress(3.0, 10.0, 4.0))
+    assert "bound 0            gap   0.00%" in str(Progress(3.0, 0.0, 0.0, final=True))
     assert "(end)" in str(Progress(1.0, 3.0, 3.0, final=True))

@@ -25,12 +25,25 @@ class Progress(NamedTuple):
         A proven lower bound on the optimal objective (0 until the search proves one).
     final : bool
         Whether the search has ended.
+
+    Examples
+    --------
+    >>> print(Progress(0.5, 12.0, 0.0))
+    [    0.50 s] objective 12           no bound yet
+    >>> print(Progress(2.0, 12.0, 9.0, final=True))
+    [    2.00 s] objective 12           bound 9            gap  25.00% (end)
     """
 
     seconds: float
     objective: float
     bound: float
     final: bool = False
+
+    @property
+    def bound_proven(self) -> bool:
+        """Whether the search has proven a bound yet: a bound of 0 under a positive objective
+        is only the one every tree has."""
+        return not (self.bound == 0 and self.objective > 0)
 
     @property
     def gap(self) -> float:
@@ -41,6 +54,8 @@ class Progress(NamedTuple):
 
     def __str__(self) -> str:
         end = " (end)" if self.final else ""
+        if not self.bound_proven:  # not "bound 0, gap 100 %", which reads as stuck
+            return f"[{self.seconds:8.2f} s] objective {self.objective:<12.6g} no bound yet{end}"
         return (f"[{self.seconds:8.2f} s] objective {self.objective:<12.6g} "
                 f"bound {self.bound:<12.6g} gap {self.gap:7.2%}{end}")
 
