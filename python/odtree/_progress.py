@@ -4,8 +4,10 @@ to a ``callback``, which may stop it."""
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections.abc import Callable
+from contextlib import contextmanager
 from typing import NamedTuple
 
 #: Printed lines are at least this many seconds apart (but for the last).
@@ -86,3 +88,45 @@ class Watcher:
         if self.callback is None:
             return False
         return bool(self.callback(event))
+
+
+#: Seconds after which a search that nobody watches and that has no time limit says, once on
+#: stderr, that it is still running and how to watch or bound it.
+NOTICE_AFTER = 10.0
+
+
+@contextmanager
+def long_search_notice(enabled: bool, stream=None):
+    """While the block runs (a search, with the GIL released), prints one notice to ``stream``
+    (``sys.stderr``) if it lasts :data:`NOTICE_AFTER` seconds and ``enabled``; nothing else.
+
+    Examples
+    --------
+    >>> import io
+    >>> out = io.StringIO()
+    >>> with long_search_notice(True, out):
+    ...     pass
+    >>> out.getvalue()
+    ''
+    """
+    if not enabled:
+        yield
+        return
+    timer = threading.Timer(NOTICE_AFTER, _notice, args=(stream,))
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
+#: How the notice says to watch or bound the search (the command line names its flags).
+NOTICE_ADVICE = ("pass verbose=1 to watch its progress, or time_limit=SECONDS to get the best "
+                 "tree found by then")
+
+
+def _notice(stream) -> None:
+    print(f"odtree: the search has run for {NOTICE_AFTER:g} s and goes on until it proves the "
+          f"optimal tree; {NOTICE_ADVICE} (Ctrl-C also stops it and keeps that tree)",
+          file=stream or sys.stderr, flush=True)

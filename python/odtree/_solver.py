@@ -13,7 +13,7 @@ import numpy as np
 from sklearn.utils.validation import check_array
 
 from ._memory import parse_bytes
-from ._progress import Watcher
+from ._progress import Watcher, long_search_notice
 from ._tree import Tree
 
 
@@ -233,8 +233,9 @@ anytime
             inputs[name] = np.ascontiguousarray(inputs[name], dtype=np.float64)
         watcher = Watcher(verbose, callback)
         progress = watcher if watcher.active else None
-        result = self._core.solve(config, objective=objective, sample_weight=weight,
-                                  progress=progress, **inputs)
+        with long_search_notice(time_limit is None and progress is None):
+            result = self._core.solve(config, objective=objective, sample_weight=weight,
+                                      progress=progress, **inputs)
         solutions = [Solution._from_result(one) for one in
                      (result if isinstance(result, list) else [result])]
         if progress is not None and len(solutions[0].progress):

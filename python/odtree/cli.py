@@ -17,7 +17,7 @@ import time
 import warnings
 from pathlib import Path
 
-from odtree import __version__
+from odtree import __version__, _progress
 
 # The modules that fit, print and read trees (and with them scikit-learn) are imported in the
 # commands that use them, so that ``odtree --version`` and ``--help`` answer at once.
@@ -321,6 +321,9 @@ def _fit(model, X, y, progress) -> None:
     one per line, after the progress line is gone."""
     if progress is None:
         progress = sys.stderr.isatty()
+    advice, _progress.NOTICE_ADVICE = _progress.NOTICE_ADVICE, (
+        "pass --verbose to watch its progress, or --time-limit SECONDS to get the best tree "
+        "found by then")
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -330,6 +333,8 @@ def _fit(model, X, y, progress) -> None:
                 model.fit(X, y)
     except (ValueError, TypeError) as exc:  # parameters or data the estimator rejects
         raise _Failure(_in_flags(str(exc), model)) from exc
+    finally:
+        _progress.NOTICE_ADVICE = advice
     _print_warnings(caught)
 
 
