@@ -73,13 +73,35 @@ def test_plot_tree_labels_never_overlap(depth, given_ax):
     else:
         figure = plt.figure()
         annotations = plot_tree(model, filled=True)
-        # a figure plot_tree was not given grows until the text is readable
-        assert annotations[0].get_fontsize() >= 6
+        # a figure plot_tree was not given is sized to the tree, for readable text
+        assert annotations[0].get_fontsize() >= 8
     try:
         assert len(annotations) == model.tree_.node_count
         assert_legible(figure)
     finally:
         plt.close(figure)
+
+
+def test_a_figure_plot_tree_was_not_given_is_sized_to_the_tree():
+    sizes = []
+    for depth in (2, 3, 4, 5):
+        model = tree_of_depth(depth)
+        figure = plt.figure()
+        try:
+            annotations = plot_tree(model, filled=True)
+            sizes.append((model.get_n_leaves(), *figure.get_size_inches()))
+            # legible when saved at 100 dpi: 9-point text is 12 pixels high
+            assert annotations[0].get_fontsize() >= 8
+            figure.set_dpi(100)
+            assert_legible(figure)
+        finally:
+            plt.close(figure)
+    leaves, widths, heights = zip(*sizes, strict=True)
+    assert list(leaves) == sorted(leaves) and leaves[-1] >= 12
+    assert list(widths) == sorted(widths) and widths[-1] > 3 * widths[0]
+    assert list(heights) == sorted(heights) and heights[-1] > heights[0]
+    # about the same room per leaf, however wide the tree
+    assert widths[-1] / leaves[-1] > 0.5 * widths[0] / leaves[0]
 
 
 def test_plot_tree_large_text_for_a_small_tree(iris_tree):

@@ -232,8 +232,11 @@ def plot_tree(model, *, max_depth=None, feature_names=None, class_names=None, la
     Nodes are boxes holding the sample count, value and class; edges carry the test that holds
     on them, the true branch drawn on the left. The leaves are spread evenly; the text size is
     the largest at which no two labels overlap and all stay inside the axes. When ``ax`` is
-    None and the tree is too wide for a readable text size, the figure is widened. The keyword
-    arguments are scikit-learn's (``sklearn.tree.plot_tree``); only some defaults differ.
+    None and the current figure holds nothing else, the figure is sized to the tree (it grows,
+    never shrinks): wide enough for the labels of every level side by side and tall enough
+    for the levels one above the other at a readable text size (9 points: 12 pixels at 100
+    dpi), so that a deep tree stays legible when saved. The keyword arguments are
+    scikit-learn's (``sklearn.tree.plot_tree``); only some defaults differ.
 
     Parameters
     ----------
@@ -242,7 +245,7 @@ def plot_tree(model, *, max_depth=None, feature_names=None, class_names=None, la
 rounded, precision
         As in :func:`export_graphviz`.
     ax : matplotlib Axes or None, default=None
-        Where to draw; ``None`` uses the current axes (and may widen its figure).
+        Where to draw; ``None`` uses the current axes (and may enlarge its figure).
     fontsize : float or None, default=None
         Text size; ``None`` picks the largest that fits (at most 12 points).
 
@@ -308,30 +311,63 @@ rounded, precision
                 zorder=4, bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none",
                                 "alpha": 0.8}))
     texts = list(annotations.values()) + edge_texts
+    sized = not caller_gave_ax and len(ax.figure.axes) == 1
+    if sized:  # a figure we were not given: make room for the tree
+        _size_to_tree(ax, annotations, edge_texts, x, y, fontsize or _COMFORTABLE)
     if fontsize is not None:
         _set_sizes(annotations.values(), edge_texts, fontsize)
     else:
         size = _fit_text(ax, annotations.values(), edge_texts, texts)
-        if not caller_gave_ax and len(ax.figure.axes) == 1:
-            # widen (at most 4 times) and heighten (at most 1.5 times) a figure we were not
-            # given until the text is readable
-            figure = ax.figure
+        figure = ax.figure
+        while sized and size < _COMFORTABLE and max(figure.get_size_inches()) < _LARGEST:
+            # the edge labels met: grow a little more until the text is comfortable
             width, height = figure.get_size_inches()
-            grow = 1.0
-            while size < _READABLE and grow < 4.0:
-                grow = min(grow * max(_COMFORTABLE / size, 1.1), 4.0)
-                figure.set_size_inches(width * grow, height * min(grow, 1.5), forward=True)
-                size = _fit_text(ax, annotations.values(), edge_texts, texts)
+            grow = max(_COMFORTABLE / size, 1.1)
+            figure.set_size_inches(min(width * grow, _LARGEST), min(height * grow, _LARGEST),
+                                   forward=True)
+            size = _fit_text(ax, annotations.values(), edge_texts, texts)
     return [annotations[node] for node in shown]
 
 
 #: Where the true branch's label sits along its edge (0: at the parent, 1: at the child).
 _TRUE_ALONG = 0.4
 
-#: Text size (points) below which plot_tree widens a figure it was not given.
-_READABLE = 6.0
-#: Text size (points) plot_tree aims at when it widens a figure.
-_COMFORTABLE = 8.0
+#: Text size (points) of the node labels that plot_tree sizes a figure it was not given for.
+_COMFORTABLE = 9.0
+#: The largest side (inches) plot_tree gives a figure: 30,000 pixels at 100 dpi.
+_LARGEST = 300.0
+#: Space (in text heights) between two labels side by side, and between two levels.
+_GAP = 1.0
+
+
+def _size_to_tree(ax, nodes, edges, x, y, size) -> None:
+    """Enlarge (never shrink) the figure of ``ax`` so that, with the node labels at ``size``
+    points, the labels of each level fit side by side and the levels, with the edge labels
+    between them, fit one above the other. ``x`` and ``y`` are the nodes' axes fractions."""
+    figure = ax.figure
+    renderer = figure.canvas.get_renderer()
+    _set_sizes(nodes.values(), edges, size)
+    line = size * figure.dpi / 72  # one text height, in pixels
+    pad = 2 * 0.35 * line  # a box's padding on both sides
+    extent = {node: text.get_window_extent(renderer) for node, text in nodes.items()}
+    levels = {}
+    for node in nodes:
+        levels.setdefault(y[node], []).append(node)
+    width = max(box.width for box in extent.values()) + pad
+    for row in levels.values():
+        row.sort(key=x.get)
+        for left, right in zip(row, row[1:], strict=False):
+            needed = (extent[left].width + extent[right].width) / 2 + pad + _GAP * line
+            width = max(width, needed / (x[right] - x[left]))
+    edge_height = max((text.get_window_extent(renderer).height for text in edges), default=0)
+    node_height = max(box.height for box in extent.values()) + pad
+    height = len(levels) * (node_height + edge_height + 2 * _GAP * line)
+    axes = ax.get_position()  # the axes' share of the figure
+    wanted = (width / axes.width / figure.dpi, height / axes.height / figure.dpi)
+    current = figure.get_size_inches()
+    figure.set_size_inches(*(min(max(have, want), _LARGEST)
+                             for have, want in zip(current, wanted, strict=True)),
+                           forward=True)
 
 
 def _wrap_test(test: str) -> str:
