@@ -400,11 +400,13 @@ class LPBoostClassifier(_OptimalBoosting):
 
     Attributes
     ----------
-    classes_ : ndarray
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
     estimators_ : list of OptimalTreeClassifier
         The trees of positive weight, each a fitted classifier on the forest's input (their
         ``objective_`` is the weighted error they were priced with).
-    estimator_weights_ : ndarray
+    estimator_weights_ : ndarray of shape (n_estimators,)
+        The weight of each tree of ``estimators_`` in the vote.
     margins_ : ndarray of shape (n_samples,)
         Each training row's unnormalised margin: the weight of the trees right on it less the
         weight of those wrong.
@@ -420,7 +422,13 @@ class LPBoostClassifier(_OptimalBoosting):
     log_ : list of Iteration
         Time, objective, edge and proof of each pricing.
     binarizer_ : Binarizer
-    n_features_in_, feature_names_in_, fit_time_
+        The mapping from input columns to the binary features, shared by all the trees.
+    n_features_in_ : int
+        Number of input columns.
+    feature_names_in_ : ndarray of str
+        Input column names (only with a pandas DataFrame whose column names are strings).
+    fit_time_ : float
+        Seconds spent in ``fit``.
 
     Examples
     --------
@@ -485,8 +493,12 @@ class MDBoostClassifier(_OptimalBoosting):
 
     Attributes
     ----------
-    As for :class:`LPBoostClassifier`; ``objective_`` is ``sum(margins_) - n/2`` times their
-    sample variance.
+    objective_ : float
+        The master's optimum over the trees found: ``sum(margins_)`` less ``n / 2`` times
+        the margins' sample variance (``nan`` without trees).
+    classes_, estimators_, estimator_weights_, margins_, lower_bound_, upper_bound_, \
+optimal_, n_iter_, log_, binarizer_, n_features_in_, feature_names_in_, fit_time_
+        As for :class:`LPBoostClassifier`.
 
     Examples
     --------

@@ -214,11 +214,17 @@ n_thresholds, random_state
 
     Attributes
     ----------
-    original_ : the heuristic tree
-    improved_ : OptimalTreeClassifier, the shallower tree; ``predict``, ``predict_proba``,
-        ``predict_log_proba``, ``apply``, ``decision_path``, ``get_depth``, ``get_n_leaves``,
-        ``to_sklearn``, ``feature_importances_`` and ``n_classes_`` are its own.
-    classes_, n_features_in_
+    original_ : DecisionTreeClassifier or OptimalTreeClassifier
+        The heuristic tree: ``estimator`` itself when it was given fitted, else its fitted
+        clone (scikit-learn's CART without one).
+    improved_ : OptimalTreeClassifier
+        The shallower tree. ``predict``, ``predict_proba``, ``predict_log_proba``, ``apply``,
+        ``decision_path``, ``get_depth``, ``get_n_leaves``, ``to_sklearn``,
+        ``feature_importances_`` and ``n_classes_`` are its own.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels.
+    n_features_in_ : int
+        Number of input columns.
 
     Examples
     --------
