@@ -1,6 +1,7 @@
 """JSON round trip of fitted models, and the errors on malformed text."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -111,17 +112,19 @@ def test_round_trip_keeps_params_fit_results_and_feature_names():
                  "n_cache_entries_", "n_features_in_"):
         assert getattr(copy, name) == getattr(model, name)
         assert type(getattr(copy, name)) is type(getattr(model, name))
+    # the copy keeps the binary feature its stump tests, not the others
     assert copy.binary_feature_names_.dtype == object
-    assert copy.binary_feature_names_.tolist() == model.binary_feature_names_.tolist()
+    assert copy.binary_feature_names_.tolist() == model.binary_feature_names_[:1].tolist()
     assert copy.feature_names_in_.tolist() == ["age", "colour"]
-    assert copy.binary_features_ == model.binary_features_
+    assert copy.binary_features_ == model.binary_features_[:1]
+    assert copy.binarizer_.features_ == model.binary_features_[:1]
     np.testing.assert_array_equal(copy.tree_.value, model.tree_.value)
     np.testing.assert_array_equal(copy.predict(frame), model.predict(frame))
 
 
 def test_json_layout():
     data = json.loads(to_json(stump(X_NUM, Y_INT)))
-    assert data["format"] == "odtree-model" and data["format_version"] == 1
+    assert data["format"] == "odtree-model" and data["format_version"] == 2
     assert data["estimator"] == "TinyTreeClassifier"
     assert data["classes"] == {"type": "int", "dtype": "<i8", "values": [0, 1]}
     assert data["class_ranking"] == [0, 1]
@@ -172,7 +175,8 @@ MALFORMED = {
     "not json": ("{not json", "not valid JSON"),
     "a list": ("[1, 2]", "holds a list"),
     "other format": (edited(_set(["format"], "sklearn")), "not an odtree model"),
-    "newer version": (edited(_set(["format_version"], 2)), "newer odtree"),
+    "newer version": (edited(_set(["format_version"], _serialize.FORMAT_VERSION + 1)),
+                      "newer odtree"),
     "string version": (edited(_set(["format_version"], "1")), "format_version"),
     "missing tree": (edited(lambda d: d.pop("tree")), "lacks the key.*'tree'"),
     "missing status": (edited(lambda d: d.pop("status")), "'status'"),
@@ -189,13 +193,15 @@ MALFORMED = {
     "class type tag": (edited(_set(["classes", "type"], "complex")), "type must be one of"),
     "class value type": (edited(_set(["classes", "values"], ["0", "1"])), "list of int"),
     "class dtype": (edited(_set(["classes", "dtype"], "<U1")), "cannot hold int"),
-    "feature column": (edited(_set(["binary_features", 0, "column"], 5)), "reads column 5"),
-    "feature kind": (edited(_set(["binary_features", 0, "kind"], "odd")), "binary_features"),
+    "feature column": (edited(_set(["binary_features", "column", 0], 5)), "reads column 5"),
+    "feature kind": (edited(_set(["binary_features", "kind", 0], "odd")), "binary_features"),
+    "feature arrays": (edited(lambda d: d["binary_features"]["kind"].pop()), "one length"),
+    "feature list": (edited(_set(["binary_features"], [])), "object of arrays"),
     "binarizer": (edited(_set(["binarizer", "column_kinds"], ["numeric"])), "invalid 'binarizer'"),
-    "binarizer features": (edited(_set(["binarizer", "features", 0, "value"], 0.0)),
-                           "does not compute"),
-    "binarizer columns": (edited(lambda d: d["binarizer"].update(
-        n_features_in=4, column_kinds=["numeric"] * 4)), "does not compute"),
+    "binarizer features": (edited(_set(["binary_features", "kind", 0], "category")),
+                           "needs a categorical column"),
+    "binarizer columns": (edited(_set(["binarizer", "column_kinds"], ["numeric"] * 4)),
+                          "invalid 'binarizer'"),
     "optimal not bool": (edited(_set(["optimal"], "yes")), "'optimal' must be bool"),
     "cache entries float": (edited(_set(["n_cache_entries"], 1.5)), "'n_cache_entries' must"),
     "feature names": (edited(_set(["feature_names_in"], ["a"])), "feature_names_in must be 3"),
@@ -257,3 +263,57 @@ def test_from_json_with_neither_text_nor_a_file_says_what_to_pass(tmp_path):
         from_json("{not json")
     with pytest.raises(TypeError, match="JSON text .* or a path, got int"):
         from_json(3)
+
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def test_a_depth_3_model_is_written_compactly():
+    pytest.importorskip("odtree._core")
+    from odtree._classes import OptimalTreeClassifier
+    from sklearn.datasets import load_breast_cancer
+
+    X, y = load_breast_cancer(return_X_y=True, as_frame=True)
+    model = OptimalTreeClassifier(max_depth=3).fit(X, y)
+    text = to_json(model)
+    assert len(text) < 5000  # version 1 wrote 58 KB: 300 binary features, twice
+    data = json.loads(text)
+    used = sorted(set(model.tree_.feature[~model.tree_.is_leaf_mask()].tolist()))
+    assert data["binary_features"]["column"] == [model.binary_features_[i].column for i in used]
+    assert set(data["binarizer"]) == {"params", "column_kinds"}  # no names twice
+    copy = from_json(text)
+    np.testing.assert_array_equal(copy.predict(X), model.predict(X))
+    np.testing.assert_array_equal(copy.predict_proba(X), model.predict_proba(X))
+    np.testing.assert_array_equal(copy.apply(X), model.apply(X))
+    assert copy.binary_features_ == [model.binary_features_[i] for i in used]
+    assert to_json(copy) == text
+
+
+@pytest.mark.parametrize("name", ["classifier", "quantile_regressor", "lpboost"])
+def test_version_1_texts_still_load_and_predict_the_same(name):
+    # written by the version 1 writer (odtree 0.1.0; params trimmed to those it set), with the
+    # predictions the fitted model made then
+    pytest.importorskip("odtree._core")
+    from sklearn.datasets import load_iris
+
+    saved = json.loads((FIXTURES / f"model_v1_{name}.json").read_text())
+    assert saved["model"]["format_version"] == 1
+    X = load_iris(as_frame=True).data
+    X.columns = ["sepal length", "sepal width", "petal length", "petal width"]
+    if name == "quantile_regressor":
+        X = X.iloc[:, :3]
+    model = from_json(json.dumps(saved["model"]))
+    predicted = model.predict(X)
+    assert predicted.tolist() == saved["predict"]
+    # written again, it is the compact version 2, which predicts the same
+    again = json.loads(to_json(model))
+    assert again["format_version"] == 2
+    assert len(json.dumps(again)) < len(json.dumps(saved["model"]))
+    np.testing.assert_array_equal(from_json(json.dumps(again)).predict(X), predicted)
+
+
+def test_version_1_texts_keep_their_checks():
+    saved = json.loads((FIXTURES / "model_v1_classifier.json").read_text())["model"]
+    saved["binarizer"]["features"][0]["value"] = 99.0
+    with pytest.raises(ValueError, match="does not compute"):
+        from_json(json.dumps(saved))

@@ -2,18 +2,28 @@
 
 The text is one JSON object::
 
-    {"format": "odtree-model", "format_version": 1,
+    {"format": "odtree-model", "format_version": 2,
      "estimator": "OptimalTreeClassifier", "params": {...get_params()...},
      "classes": {"type": "int" | "float" | "bool" | "str", "dtype": "<i8", "values": [...]},
      "class_ranking": [0, 1],   # classifiers: tie-break order of the class indices
      "node_classes": [0, 1, 0], # classifiers: the class each node predicts (files without it
                                 # are read as the heaviest class, ties by class_ranking)
      "n_features_in": 4, "feature_names_in": [...],
-     "binarizer": {...Binarizer.to_dict()...},
-     "binary_features": [{...BinaryFeature.to_dict()...}, ...],
+     "binarizer": {"params": {...}, "column_kinds": ["numeric", ...]},
+     "binary_features": {"column": [2, 3], "kind": ["threshold", "threshold"],
+                         "value": [2.45, 1.75]},
      "tree": {...Tree.to_dict()...},
      "objective": 3.0, "lower_bound": 3.0, "optimal": true, "status": "optimal",
      "fit_time": 0.01, "n_cache_entries": 120}
+
+It keeps what ``predict`` needs, once: only the binary features that the tree (or trees)
+test, in their order, as one array per field (``"missing_holds"`` only when a feature has
+one, ``"column_name"`` only when a name is not the column's), with the tree's ``feature``
+numbering them; the binarizer is its parameters and column kinds, its columns' names being
+``feature_names_in`` (it has its own ``"feature_names_in"`` only when they differ). A loaded
+model's ``binary_features_`` (and ``binarizer_.features_``) are therefore the features its
+tree tests; fitting it again computes them all anew. Version 1 texts (every binary feature,
+twice, as one object each) are still read.
 
 Forests have their own parts (see :mod:`odtree._serialize_forest`). ``classes`` is left out
 for regressors and ``feature_names_in`` when the model was fitted without
@@ -53,7 +63,7 @@ from odtree._tree import Tree
 __all__ = ["from_json", "to_json"]
 
 FORMAT = "odtree-model"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 # Fitted attribute (without the trailing underscore) -> its type. Floats that are not finite are
 # written as the strings "inf", "-inf" or "nan", which plain JSON cannot hold as numbers.
@@ -139,21 +149,108 @@ def to_json(model, *, indent=None) -> str:
     data["n_features_in"] = int(model.n_features_in_)
     if hasattr(model, "feature_names_in_"):
         data["feature_names_in"] = [str(name) for name in model.feature_names_in_]
-    data["binarizer"] = model.binarizer_.to_dict()
-    data["binary_features"] = [feature.to_dict() for feature in model.binary_features_]
-    data["tree"] = model.tree_.to_dict()
+    quantile_trees = getattr(model, "quantiles", None) is not None and hasattr(model, "trees_")
+    trees = [model.tree_, *(model.trees_ if quantile_trees else [])]
+    parts, trees = encode_features(model, trees)
+    data.update(parts)
+    data["tree"] = trees[0]
     for name, kind in _FIT_RESULTS.items():
         value = kind(getattr(model, name + "_"))
         data[name] = _encode_float(value) if kind is float else value
-    data.update(_own_parts(model))
+    data.update(_own_parts(model, trees[1:]))
     return json.dumps(data, indent=indent, allow_nan=False, default=_numpy_to_python)
 
 
-def _own_parts(model) -> dict:
-    """The parts of the text that only some estimators have (see the module docstring)."""
+def _decode_names(data, n_features_in: int) -> list[str] | None:
+    """The text's ``feature_names_in``, checked, or None."""
+    if "feature_names_in" not in data:
+        return None
+    names = _expect(data, "feature_names_in", list)
+    if len(names) != n_features_in or not all(isinstance(n, str) for n in names):
+        raise ValueError(f"feature_names_in must be {n_features_in} strings")
+    return names
+
+
+def encode_features(model, trees) -> tuple[dict, list[dict]]:
+    """The ``"binarizer"`` and ``"binary_features"`` parts of a fitted ``model`` whose
+    ``trees`` test its binary features, keeping only the features they test, and each tree
+    as ``Tree.to_dict()`` with its ``feature`` numbering those."""
+    from odtree._columns import column_names
+
+    used = sorted({int(f) for tree in trees for f in tree.feature[~tree.is_leaf_mask()]})
+    number = {old: new for new, old in enumerate(used)}
+    dicts = []
+    for tree in trees:
+        item = tree.to_dict()
+        item["feature"] = [number.get(f, f) for f in item["feature"]]  # leaves keep theirs
+        dicts.append(item)
+    binarizer = model.binarizer_.to_dict()
+    part = {"params": binarizer["params"], "column_kinds": binarizer["column_kinds"]}
+    names = getattr(model, "feature_names_in_", None)
+    if binarizer["feature_names_in"] != (None if names is None else [str(n) for n in names]):
+        part["feature_names_in"] = binarizer["feature_names_in"]
+    features = [model.binary_features_[i].to_dict() for i in used]
+    columns = {key: [feature.get(key) for feature in features]
+               for key in ("column", "kind", "value", "missing_holds", "column_name")}
+    if all(holds is None for holds in columns["missing_holds"]):
+        del columns["missing_holds"]
+    default = column_names(model.binarizer_)
+    if columns["column_name"] == [default[column] for column in columns["column"]]:
+        del columns["column_name"]
+    return {"binarizer": part, "binary_features": columns}, dicts
+
+
+def decode_features(data, n_features_in: int) -> tuple:
+    """The binarizer and binary features of a text's ``data``, of either format version,
+    checked against each other and against the ``n_features_in`` input columns."""
+    if data["format_version"] == 1:
+        features = _decode("binary_features", _decode_features, data["binary_features"])
+        _check_columns(features, n_features_in)
+        binarizer = _decode("binarizer", _binarizer_from_dict, data["binarizer"])
+        if (binarizer.n_features_in_ != n_features_in
+                or list(binarizer.features_) != features):
+            raise ValueError("the binarizer does not compute the model's binary features from "
+                             f"its {n_features_in} input columns")
+        return binarizer, features
+    part = _expect(data, "binarizer", dict)
+    names = part.get("feature_names_in", data.get("feature_names_in"))
+    default = [f"x{j}" for j in range(n_features_in)] if names is None else names
+    features = _decode("binary_features", _decode_feature_arrays, data["binary_features"],
+                       default)
+    _check_columns(features, n_features_in)
+    binarizer = _decode("binarizer", _binarizer_from_dict, {
+        **part, "n_features_in": n_features_in, "feature_names_in": names,
+        "features": [feature.to_dict() for feature in features]})
+    return binarizer, features
+
+
+def _decode_feature_arrays(columns, names) -> list[BinaryFeature]:
+    """Version 2's ``binary_features``: one array per field, names from the columns'."""
+    if not isinstance(columns, dict):
+        raise TypeError(f"expected an object of arrays, got {type(columns).__name__}")
+    n = len(columns["column"])
+    fields = {key: columns.get(key, [None] * n) for key in
+              ("column", "kind", "value", "missing_holds", "column_name")}
+    if any(not isinstance(values, list) or len(values) != n for values in fields.values()):
+        raise ValueError("the arrays of binary_features must be lists of one length")
+    for column in fields["column"]:
+        if isinstance(column, bool) or not isinstance(column, int) or column < 0:
+            raise ValueError(f"column {column!r} is not a column number")
+        if column >= len(names):
+            raise ValueError(f"binary feature reads column {column}, but the model has "
+                             f"{len(names)} input columns")
+    if "column_name" not in columns:
+        fields["column_name"] = [names[column] for column in fields["column"]]
+    return [BinaryFeature.from_dict(dict(zip(fields, values, strict=True)))
+            for values in zip(*fields.values(), strict=True)]
+
+
+def _own_parts(model, quantile_trees) -> dict:
+    """The parts of the text that only some estimators have (see the module docstring);
+    ``quantile_trees`` are the ``trees_`` of a regressor with quantiles, as dicts."""
     parts = {}
-    if getattr(model, "quantiles", None) is not None and hasattr(model, "trees_"):  # as predict
-        parts["trees"] = [tree.to_dict() for tree in model.trees_]
+    if quantile_trees:
+        parts["trees"] = quantile_trees
         parts["objectives"] = [_encode_float(float(value)) for value in model.objectives_]
     if hasattr(model, "cluster_centers_"):
         parts["clusters"] = {"cluster_of": model._cluster_of.tolist(),
@@ -226,10 +323,10 @@ def from_json(text):
         raise ValueError(f"params do not fit {name}: {exc}") from exc
 
     n_features_in = _expect(data, "n_features_in", int)
-    binary_features = _decode("binary_features", _decode_features, data["binary_features"])
+    names = _decode_names(data, n_features_in)
+    binarizer, binary_features = decode_features(data, n_features_in)
     tree = _decode("tree", Tree.from_dict, data["tree"])
     _decode("tree", tree.validate, len(binary_features))
-    _check_columns(binary_features, n_features_in)
     if is_classifier(model) and "classes" not in data:
         raise ValueError(f"odtree model of a {name} lacks the key 'classes'")
     if "classes" in data:
@@ -237,16 +334,9 @@ def from_json(text):
     if is_classifier(model):
         _set_class_order(model, data, tree)
     model.n_features_in_ = n_features_in
-    if "feature_names_in" in data:
-        names = _expect(data, "feature_names_in", list)
-        if len(names) != n_features_in or not all(isinstance(n, str) for n in names):
-            raise ValueError(f"feature_names_in must be {n_features_in} strings")
+    if names is not None:
         model.feature_names_in_ = np.array(names, dtype=object)
-    model.binarizer_ = _decode("binarizer", _binarizer_from_dict, data["binarizer"])
-    if (model.binarizer_.n_features_in_ != n_features_in
-            or list(model.binarizer_.features_) != binary_features):
-        raise ValueError("the binarizer does not compute the model's binary features from its "
-                         f"{n_features_in} input columns")
+    model.binarizer_ = binarizer
     model.binary_features_ = binary_features
     model.binary_feature_names_ = np.array([f.name for f in binary_features], dtype=object)
     model.tree_ = tree

@@ -3,15 +3,17 @@
 It is an odtree model text (see :mod:`odtree._serialize`) with one binarizer for the whole
 forest and its trees under ``"members"``::
 
-    {"format": "odtree-model", "format_version": 1, "estimator": "MDBoostClassifier",
+    {"format": "odtree-model", "format_version": 2, "estimator": "MDBoostClassifier",
      "params": {..., "estimator": null | {"class": "OptimalTreeClassifier", "params": {...}}},
      "classes": {...}, "n_features_in": 4, "feature_names_in": [...],
-     "binarizer": {...}, "binary_features": [...],
+     "binarizer": {...}, "binary_features": {...},
      "members": [{"tree": {...}, "node_classes": [...], "objective": 0.3, "lower_bound": 0.3,
                   "status": "optimal", "fit_time": 0.01, "n_cache_entries": 12}, ...],
      "estimator_weights": [...], "margins": [...], "objective": 1.5, "lower_bound": 1.5,
      "upper_bound": 1.5, "optimal": true, "n_iter": 7, "fit_time": 0.2,
      "log": [[seconds, objective, edge, added, proven], ...]}
+
+The binary features are those some member tests, written as for a single tree.
 """
 
 from __future__ import annotations
@@ -55,9 +57,10 @@ def forest_to_json(model, indent=None) -> str:
                    for name, value in template.get_params(deep=False).items()}}
     if hasattr(model, "feature_names_in_"):
         data["feature_names_in"] = [str(name) for name in model.feature_names_in_]
-    data["binarizer"] = model.binarizer_.to_dict()
-    data["binary_features"] = [feature.to_dict() for feature in model.binary_features_]
-    data["members"] = [_member_to_dict(member) for member in model.estimators_]
+    parts, trees = base.encode_features(model, [member.tree_ for member in model.estimators_])
+    data.update(parts)
+    data["members"] = [_member_to_dict(member, tree)
+                       for member, tree in zip(model.estimators_, trees, strict=True)]
     data["estimator_weights"] = model.estimator_weights_.tolist()
     data["margins"] = model.margins_.tolist()
     for name, kind in _FOREST_RESULTS.items():
@@ -70,9 +73,8 @@ def forest_to_json(model, indent=None) -> str:
     return json.dumps(data, indent=indent, allow_nan=False, default=base._numpy_to_python)
 
 
-def _member_to_dict(member) -> dict:
-    item = {"tree": member.tree_.to_dict(),
-            "node_classes": [int(c) for c in member.node_classes_]}
+def _member_to_dict(member, tree: dict) -> dict:
+    item = {"tree": tree, "node_classes": [int(c) for c in member.node_classes_]}
     for name, kind in _MEMBER_RESULTS.items():
         value = kind(getattr(member, name + "_"))
         item[name] = base._encode_float(value) if kind is float else value
@@ -99,17 +101,10 @@ def forest_from_dict(data: dict, forest_class: type):
 
     model.classes_ = base._decode("classes", base._decode_classes, data["classes"])
     model.n_features_in_ = base._expect(data, "n_features_in", int)
-    if "feature_names_in" in data:
-        names = base._expect(data, "feature_names_in", list)
-        if len(names) != model.n_features_in_ or not all(isinstance(n, str) for n in names):
-            raise ValueError(f"feature_names_in must be {model.n_features_in_} strings")
+    names = base._decode_names(data, model.n_features_in_)
+    if names is not None:
         model.feature_names_in_ = np.array(names, dtype=object)
-    features = base._decode("binary_features", base._decode_features, data["binary_features"])
-    base._check_columns(features, model.n_features_in_)
-    model.binarizer_ = base._decode("binarizer", base._binarizer_from_dict, data["binarizer"])
-    if (model.binarizer_.n_features_in_ != model.n_features_in_
-            or list(model.binarizer_.features_) != features):
-        raise ValueError("the binarizer does not compute the forest's binary features")
+    model.binarizer_, features = base.decode_features(data, model.n_features_in_)
     model.binary_features_ = features
     model.binary_feature_names_ = np.array([f.name for f in features], dtype=object)
 
