@@ -122,7 +122,7 @@ def to_json(model, *, indent=None) -> str:
     >>> model = from_sklearn(DecisionTreeClassifier(max_depth=2).fit(X, y))
     >>> text = to_json(model)
     >>> text[:50]
-    '{"format": "odtree-model", "format_version": 1, "e'
+    '{"format": "odtree-model", "format_version": 2, "e'
     >>> bool((from_json(text).predict(X) == model.predict(X)).all())
     True
     """
