@@ -6,12 +6,6 @@ OptimalTreeClassifier`` imports what that estimator needs.
 """
 
 from importlib import import_module
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("odtree")
-except PackageNotFoundError:  # running from a source tree that was not installed
-    __version__ = "0.0.0+unknown"
 
 # Each public name and the submodule that defines it.
 _LAZY = {
@@ -49,7 +43,9 @@ _LAZY = {
 
 def __getattr__(name):
     """Import a public name's submodule on first use and keep the name in the package."""
-    if name == "datasets":
+    if name == "__version__":  # read on first use: importlib.metadata takes 25 ms to load
+        value = _installed_version()
+    elif name == "datasets":
         value = import_module(".datasets", __name__)
     elif name in _LAZY:
         value = getattr(import_module("." + _LAZY[name], __name__), name)
@@ -57,6 +53,15 @@ def __getattr__(name):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     globals()[name] = value
     return value
+
+
+def _installed_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("odtree")
+    except PackageNotFoundError:  # running from a source tree that was not installed
+        return "0.0.0+unknown"
 
 
 def __dir__():
