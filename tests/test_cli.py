@@ -7,6 +7,7 @@ import shlex
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -329,3 +330,15 @@ def test_missing_values_in_predict_advise_fitting_with_the_flag(capsys, tmp_path
     code, out, err = run(capsys, "predict", str(model), str(rows))
     assert code == 2 and out == ""
     assert "fit with --missing split" in err and "missing=" not in err
+
+
+def test_warnings_speak_in_flags_too(capsys):
+    from odtree.cli import _print_warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warnings.warn("fit is slow: pass verbose=1 to watch it or set time_limit=60", UserWarning,
+                      stacklevel=1)
+    _print_warnings(caught)
+    assert capsys.readouterr().err == ("odtree: warning: fit is slow: use --verbose to watch it "
+                                       "or set --time-limit 60\n")

@@ -349,7 +349,10 @@ _FLAGS = {
     "missing": "--missing",
     "time_limit": "--time-limit",
     "memory_limit": "--memory-limit",
+    "verbose": "--verbose",
 }
+#: The flags that take no value: ``verbose=1`` reads ``--verbose``.
+_SWITCHES = {"--verbose"}
 _NAME = "|".join(sorted(_FLAGS, key=len, reverse=True))
 #: scikit-learn's parameter check: "The 'ccp_alpha' parameter of OptimalTreeClassifier must".
 _PARAMETER_CHECK = re.compile(rf"\bThe '({_NAME})' parameter of \w+ must")
@@ -372,10 +375,12 @@ def _in_flags(message: str, model=None, command="fit") -> str:
     'fill them, or use --missing split to learn where they go'
     >>> _in_flags("The 'ccp_alpha' parameter of OptimalTreeClassifier must be >= 0. Got -1.")
     '--ccp-alpha must be >= 0. Got -1.'
+    >>> _in_flags("slow: pass verbose=1 to watch it, or set a time_limit")
+    'slow: use --verbose to watch it, or set a --time-limit'
     """
     def keyword(match):
         flag, value = _FLAGS[match[1]], match[2].strip("'\"")
-        said = f"{flag} {value}"
+        said = flag if flag in _SWITCHES else f"{flag} {value}"
         if not match[0].startswith("pass "):
             return said
         return f"use {said}" if command == "fit" else f"fit with {said}"
@@ -393,7 +398,7 @@ def _in_flags(message: str, model=None, command="fit") -> str:
 def _print_warnings(caught) -> None:
     """Report recorded warnings one per line, without the source lines Python would show."""
     for warning in caught:
-        print(f"odtree: warning: {warning.message}", file=sys.stderr)
+        print(f"odtree: warning: {_in_flags(str(warning.message))}", file=sys.stderr)
 
 
 def _with_progress(task, stream, interval=1.0):
