@@ -342,3 +342,11 @@ def test_warnings_speak_in_flags_too(capsys):
     _print_warnings(caught)
     assert capsys.readouterr().err == ("odtree: warning: fit is slow: use --verbose to watch it "
                                        "or set --time-limit 60\n")
+
+
+def test_a_text_target_for_regression_suggests_classification(capsys, tmp_path):
+    path = tmp_path / "data.csv"
+    path.write_text("age,label\n30,yes\n40,no\n50,yes\n")
+    code, out, err = run(capsys, "fit", str(path), "--target", "label", "--task", "regression")
+    assert code == 2 and out == ""
+    assert "leave out --task regression" in err and "'yes'" in err

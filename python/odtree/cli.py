@@ -366,8 +366,9 @@ _BARE = re.compile(rf"'({_NAME})'|\b({'|'.join(name for name in _FLAGS if '_' in
 def _in_flags(message: str, model=None, command="fit") -> str:
     """An estimator's error message in the command line's words: its parameters become the
     flags that set them (``missing='split'`` -> ``--missing split``, advice to pass one reads
-    "use" in ``fit`` and "fit with" in ``predict``), and a continuous target given to a
-    classifier points to ``--task regression``.
+    "use" in ``fit`` and "fit with" in ``predict``); a continuous target given to a
+    classifier points to ``--task regression``, and a text target given to a regressor away
+    from it.
 
     Examples
     --------
@@ -388,10 +389,15 @@ def _in_flags(message: str, model=None, command="fit") -> str:
     message = _PARAMETER_CHECK.sub(lambda match: f"{_FLAGS[match[1]]} must", message)
     message = _KEYWORD.sub(keyword, message)
     message = _BARE.sub(lambda match: _FLAGS[match[1] or match[2]], message)
-    if "label type: continuous" in message and type(model).__name__.endswith("Classifier"):
+    kind = type(model).__name__
+    if "label type: continuous" in message and kind.endswith("Classifier"):
         message = ("the target column holds continuous values, which a classification tree "
                    "cannot predict: fit a regression tree with --task regression, or give a "
                    "column of classes with --target")
+    elif "could not convert string to float" in message and kind.endswith("Regressor"):
+        message = (f"the target column holds text ({message.rsplit(': ', 1)[-1]}), which a "
+                   "regression tree cannot predict: fit a classification tree (leave out "
+                   "--task regression), or give a numeric column with --target")
     return message
 
 
