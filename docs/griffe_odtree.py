@@ -125,7 +125,8 @@ class OdtreeDocstrings(griffe.Extension):
 
 
 def _fix_defaults(obj) -> None:
-    """Gives each documented parameter of ``obj`` its signature default and full type."""
+    """Gives each documented parameter of ``obj`` its signature default and full type, and
+    each documented attribute its full type."""
     if obj.docstring is None:
         return
     try:
@@ -133,6 +134,11 @@ def _fix_defaults(obj) -> None:
     except (AttributeError, KeyError):
         return
     for section in obj.docstring.parsed:
+        if section.kind is griffe.DocstringSectionKind.attributes:
+            for attribute in section.value:
+                documented = _documented_type(obj.docstring.value, attribute.name)
+                if documented is not None and ("{" in documented or "," in documented):
+                    attribute.annotation = documented
         if section.kind is not griffe.DocstringSectionKind.parameters:
             continue
         for parameter in section.value:
