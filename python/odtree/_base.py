@@ -27,6 +27,7 @@ from ._interrupts import note_interrupt
 from ._registry import register
 from ._solver import Solution, Solver
 from ._tree import Tree
+from ._constraints import constraint_settings
 from ._warn import warn
 from .exceptions import InfeasibleWarning, NotOptimalWarning
 
@@ -422,6 +423,8 @@ class OptimalTreeBase(FittedTree, BaseEstimator):
         settings = {name: getattr(self, name) for name in self._SOLVE_SETTINGS}
         settings["min_samples_leaf"] = resolved_min_samples_leaf(self.min_samples_leaf,
                                                                  len(weight))
+        settings.update(constraint_settings(self, weight, self.n_features_in_,
+                                            self.binary_features_))
         solution = solver.solve(
             weight[kept], **settings, time_limit=time_limit,
             upper_bound=getattr(self, "upper_bound", None),  # clusterers have none

@@ -12,6 +12,7 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
 
 from ._base import SEARCH_CONSTRAINTS, LeafClassifier, OptimalTreeBase
+from ._constraints import CONSTRAINT_PARAMETERS
 
 
 class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
@@ -33,6 +34,21 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
         Minimum number of training rows (of non-zero weight) in each leaf. A float in (0, 1)
         is a fraction of the rows given to ``fit``: ``ceil(min_samples_leaf * n_samples)``
         rows, as in scikit-learn.
+    min_samples_split : int or float, default=2
+        A node splits only if it holds at least this many training rows (of non-zero
+        weight); a float in (0, 1] is ``max(2, ceil(min_samples_split * n_samples))``, as in
+        scikit-learn. The tree is optimal among the trees that respect it.
+    min_weight_fraction_leaf : float, default=0.0
+        Each leaf holds at least this fraction of the total training weight
+        (``sample_weight`` times ``class_weight``), as in scikit-learn; in [0, 0.5].
+    monotonic_cst : array-like of int of shape (n_features,) or None, default=None
+        A constraint per input column: ``1`` monotonic increase, ``-1`` decrease, ``0``
+        none, as scikit-learn 1.4+ defines it (two classes only, misclassification only,
+        numeric columns without missing values). With a constraint of 1 on a column, at
+        every split on it each leaf on the low side predicts a class no higher (in
+        ``classes_`` order) than each leaf on the high side, so a larger value never lowers
+        the prediction. The constraint holds on the predicted classes; the tree is optimal
+        among the trees that satisfy it.
     time_limit : float or None, default=None
         Seconds after which the search stops and returns the best tree found so far
         (``status_ = "time_limit"``, ``optimal_ = False``). ``None`` means no limit.
@@ -225,6 +241,7 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
 
     _parameter_constraints: dict = {
         **SEARCH_CONSTRAINTS,
+        **CONSTRAINT_PARAMETERS,
         "criterion": [StrOptions({"misclassification", "f1", "balanced_accuracy"})],
         "class_weight": [dict, StrOptions({"balanced"}), None],
         "cost_matrix": ["array-like", None],
@@ -242,8 +259,12 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
                  criterion="misclassification",
                  class_weight=None, cost_matrix=None, fast_error_function=None,
                  error_function=None,
-                 anytime=None, verbose=0, callback=None):
+                 anytime=None, verbose=0, callback=None, min_samples_split=2,
+                 min_weight_fraction_leaf=0.0, monotonic_cst=None):
         self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.monotonic_cst = monotonic_cst
         self.anytime = anytime
         self.verbose = verbose
         self.callback = callback
@@ -309,6 +330,7 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
         weight = self._training_weight(sample_weight, y)
         self.classes_, y_encoded = np.unique(y, return_inverse=True)
         objective = self._objective(len(self.classes_), np.flatnonzero(weight > 0))
+        self._check_monotonic(objective)
         binary_X = self._binarize_training(X, y, weight)
         solution = self._fit_tree(binary_X, y_encoded[weight > 0].astype(np.uint32),
                                   len(self.classes_), weight, **objective)
@@ -328,6 +350,18 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
         if self.class_weight is None:
             return weight
         return self._checked_weight(weight * compute_sample_weight(self.class_weight, y), len(y))
+
+    def _check_monotonic(self, objective: dict) -> None:
+        """A ValueError when ``monotonic_cst`` constrains a fit it cannot apply to."""
+        if self.monotonic_cst is None or not np.any(np.asarray(self.monotonic_cst)):
+            return
+        if len(self.classes_) > 2:
+            raise ValueError("monotonic constraints are not supported with multiclass "
+                             f"classification ({len(self.classes_)} classes), as in "
+                             "scikit-learn")
+        if objective["objective"] != "misclassification":
+            raise ValueError(f"monotonic_cst needs the misclassification objective, not "
+                             f"{objective['objective']!r}")
 
     def _objective(self, n_classes: int, kept: np.ndarray) -> dict:
         """The objective arguments of the search, checked."""

@@ -157,6 +157,10 @@ class GreedyTreeClassifier(ClassifierMixin, LeafClassifier, FittedTree, BaseEsti
         weigh 1), or ``"balanced"``, which weighs each class by ``n_samples / (n_classes *
         n_rows_of_the_class)``. ``fit`` multiplies ``sample_weight`` by them, as
         ``sklearn.utils.class_weight.compute_sample_weight(class_weight, y)`` gives them.
+    min_weight_fraction_leaf : float, default=0.0
+        A test is allowed only if both of its branches hold at least this fraction of the
+        total training weight (``sample_weight`` times ``class_weight``; one per row without
+        weights), as scikit-learn's trees define it; in [0, 0.5].
 
     Attributes
     ----------
@@ -227,10 +231,12 @@ class GreedyTreeClassifier(ClassifierMixin, LeafClassifier, FittedTree, BaseEsti
         "max_depth": [Interval(Integral, 0, None, closed="left"), None],
         "min_gain": [Interval(Real, 0, None, closed="left")],
         "class_weight": [dict, StrOptions({"balanced"}), None],
+        "min_weight_fraction_leaf": [Interval(Real, 0.0, 0.5, closed="both")],
     }
 
     def __init__(self, criterion="entropy", min_cases=2, max_depth=None, min_gain=0.0,
-                 class_weight=None):
+                 class_weight=None, min_weight_fraction_leaf=0.0):
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
         self.criterion = criterion
         self.min_cases = min_cases
         self.max_depth = max_depth
@@ -275,9 +281,11 @@ class GreedyTreeClassifier(ClassifierMixin, LeafClassifier, FittedTree, BaseEsti
         data = read_training_columns(self, X, y)
         weight = training_weight(data, sample_weight, self.class_weight)
         self.classes_ = data.classes
+        total = len(data.labels) if weight is None else float(weight.sum())
         result = _core.greedy_tree(
             *data.core_args(), criterion=self.criterion, min_cases=self.min_cases,
-            max_depth=self.max_depth, min_gain=float(self.min_gain), sample_weight=weight)
+            max_depth=self.max_depth, min_gain=float(self.min_gain), sample_weight=weight,
+            min_leaf_weight=float(self.min_weight_fraction_leaf) * total)
         self._set_tree(result, data)
         self.fit_time_ = time.perf_counter() - start
         return self

@@ -7,11 +7,12 @@ import time
 from numbers import Integral, Real
 
 import numpy as np
+from scipy.sparse import issparse
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.exceptions import NotFittedError
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from ._base import binarize_input
 from ._binarizer import Binarizer
@@ -259,6 +260,11 @@ n_thresholds, random_state
     def fit(self, X, y):
         """Fits (or takes) the heuristic tree and improves it on ``X``."""
         self._validate_params()
+        if issparse(X):
+            raise TypeError("DepthImprover does not accept sparse input: the SAT oracle reads "
+                            "dense rows; pass X.toarray()")
+        if y is not None and np.asarray(y).ndim == 2 and np.asarray(y).shape[1] == 1:
+            y = column_or_1d(y, warn=True)  # one column: a DataConversionWarning, as sklearn
         estimator = self.estimator
         if estimator is None:
             estimator = DecisionTreeClassifier(random_state=self.random_state).fit(X, y)

@@ -10,6 +10,7 @@ from sklearn.base import RegressorMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._base import SEARCH_CONSTRAINTS, OptimalTreeBase, node_losses
+from ._constraints import CONSTRAINT_PARAMETERS, checked_monotonic_cst
 from ._tree import Tree
 
 
@@ -31,6 +32,15 @@ class OptimalTreeRegressor(RegressorMixin, OptimalTreeBase):
     min_samples_leaf : int or float, default=1
         Minimum number of training rows (of non-zero weight) in each leaf; a float in (0, 1)
         is ``ceil(min_samples_leaf * n_samples)``, as in scikit-learn.
+    min_samples_split : int or float, default=2
+        A node splits only if it holds at least this many training rows (of non-zero
+        weight); a float in (0, 1] is ``max(2, ceil(min_samples_split * n_samples))``.
+    min_weight_fraction_leaf : float, default=0.0
+        Each leaf holds at least this fraction of the total ``sample_weight``, in [0, 0.5].
+    monotonic_cst : None, default=None
+        Accepted for scikit-learn's API, but only ``None`` (or all zeros): an exact search
+        under monotonic constraints on leaf values is offered for two-class classification
+        only (:class:`OptimalTreeClassifier`); any other value raises a ValueError.
     time_limit : float or None, default=None
         Seconds after which the search returns the best tree found so far.
     upper_bound : float or None, default=None
@@ -88,6 +98,7 @@ cache_peak_bytes_, n_wipes_
 
     _parameter_constraints: dict = {
         **SEARCH_CONSTRAINTS,
+        **CONSTRAINT_PARAMETERS,
         "criterion": [StrOptions({"squared_error", "absolute_error", "quantile"})],
         "quantile": [Interval(Real, 0, 1, closed="neither")],
         "quantiles": ["array-like", None],
@@ -101,8 +112,12 @@ cache_peak_bytes_, n_wipes_
                  child_order=None, memory_limit=None, max_cache_entries=None,
                  wipe_strategy="reuses", wipe_factor=0.1, thresholds="quantile",
                  n_thresholds=10, missing="error",
-                 anytime=None, verbose=0, callback=None):
+                 anytime=None, verbose=0, callback=None, min_samples_split=2,
+                 min_weight_fraction_leaf=0.0, monotonic_cst=None):
         self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.monotonic_cst = monotonic_cst
         self.anytime = anytime
         self.verbose = verbose
         self.callback = callback
@@ -155,6 +170,10 @@ cache_peak_bytes_, n_wipes_
             raise ValueError("Input y contains NaN or infinity: regression targets must be "
                              "finite")
         weight = self._checked_weight(sample_weight, len(y))
+        if checked_monotonic_cst(self.monotonic_cst, self.n_features_in_) is not None:
+            raise ValueError("OptimalTreeRegressor does not support monotonic_cst yet: an "
+                             "exact search under monotonic constraints is offered for "
+                             "two-class OptimalTreeClassifier only")
         kept = weight > 0
         binary_X = self._binarize_training(X, y, weight)
         labels = np.zeros(int(kept.sum()), dtype=np.uint32)

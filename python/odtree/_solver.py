@@ -172,7 +172,8 @@ class Solver:
               incremental_counting=None, similarity_bound=None, child_order=None,
               memory_limit=None, max_cache_entries=None, wipe_strategy="reuses",
               wipe_factor=0.1, anytime=None, objective="misclassification", verbose=0,
-              callback=None, **inputs):
+              callback=None, min_samples_split=2, min_weight_leaf=0.0, monotonic=None,
+              **inputs):
         """The optimal tree for these weights, limits and objective.
 
         Parameters
@@ -193,6 +194,15 @@ anytime
         verbose, callback
             As in :class:`OptimalTreeClassifier`: print the progress, and hand each
             :class:`Progress` event to ``callback``, which stops the search by returning true.
+        min_samples_split : int, default=2
+            A node splits only if it holds at least this many rows of non-zero weight.
+        min_weight_leaf : float, default=0.0
+            Each leaf weighs at least this much (the weights summed, not a fraction).
+        monotonic : array-like of int or None, default=None
+            One constraint per binary feature, for two classes and misclassification only:
+            ``1``: at every split on the feature, each leaf below the right child (feature
+            = 1) predicts a class no lower than each leaf below the left child; ``-1``: no
+            higher; ``0``: none.
         **inputs
             What the objective needs: ``cost_matrix``, ``targets``, ``quantile``,
             ``quantiles``, ``points``, or ``function`` (and ``labelled``) for a callback.
@@ -228,7 +238,10 @@ anytime
             similarity_bound=similarity_bound, child_order=child_order,
             memory_limit=None if memory_limit is None else parse_bytes(memory_limit),
             max_cache_entries=max_cache_entries, wipe_strategy=wipe_strategy,
-            wipe_factor=float(wipe_factor), time_limit=time_limit, anytime=anytime)
+            wipe_factor=float(wipe_factor), time_limit=time_limit, anytime=anytime,
+            min_samples_split=min(int(min_samples_split), self.n_samples + 1),
+            min_leaf_weight=float(min_weight_leaf),
+            monotonic=None if monotonic is None else [int(sign) for sign in monotonic])
         for name in _ARRAY_INPUTS.intersection(inputs):
             inputs[name] = np.ascontiguousarray(inputs[name], dtype=np.float64)
         watcher = Watcher(verbose, callback)

@@ -176,6 +176,56 @@ impl Dataset {
         kept
     }
 
+    /// Per column, which of `kept` (the [`distinct_features`](Self::distinct_features))
+    /// splits the rows alike, as its index in `kept` (`None`: a constant column), and whether
+    /// the column is that one's complement.
+    pub fn feature_groups(&self, kept: &[u32]) -> Vec<(Option<u32>, bool)> {
+        // a column and its complement share the canonical form holding row 0
+        let canonical = |f: u32| {
+            let ones = self.item_mask(item(f, true));
+            if ones[0] & 1 == 1 {
+                (ones, true)
+            } else {
+                (self.item_mask(item(f, false)), false)
+            }
+        };
+        let index: hashbrown::HashMap<&[u64], (u32, bool)> = kept
+            .iter()
+            .enumerate()
+            .map(|(i, &f)| {
+                let (form, row0) = canonical(f);
+                (form, (i as u32, row0))
+            })
+            .collect();
+        if self.n_words == 0 {
+            return vec![(None, false); self.n_features];
+        }
+        (0..self.n_features as u32)
+            .map(|f| {
+                let (form, row0) = canonical(f);
+                index.get(form).map_or((None, false), |&(i, kept_row0)| {
+                    (Some(i), row0 != kept_row0)
+                })
+            })
+            .collect()
+    }
+
+    /// The dataset of `features`, each a column and whether it is complemented (its two
+    /// items swapped).
+    pub fn with_oriented(&self, features: &[(u32, bool)]) -> Dataset {
+        let n = self.n_words;
+        let mut item_masks = Vec::with_capacity(2 * features.len() * n);
+        for &(f, flipped) in features {
+            item_masks.extend_from_slice(self.item_mask(item(f, flipped)));
+            item_masks.extend_from_slice(self.item_mask(item(f, !flipped)));
+        }
+        Dataset {
+            n_features: features.len(),
+            item_masks,
+            ..self.clone()
+        }
+    }
+
     /// The dataset restricted to `features` (feature i of the result is `features[i]`).
     pub fn with_features(&self, features: &[u32]) -> Dataset {
         let n = self.n_words;

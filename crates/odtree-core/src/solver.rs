@@ -85,6 +85,9 @@ pub struct Solver {
     data: Dataset,
     /// `features[i]`: the column of the input that feature i of `data` is.
     features: Vec<u32>,
+    /// Per input column, the feature of `data` that splits the rows alike (`None`: a
+    /// constant column), and whether it is that feature's complement.
+    groups: Vec<(Option<u32>, bool)>,
     n_input_features: usize,
 }
 
@@ -92,7 +95,9 @@ impl Solver {
     /// A solver over `data`.
     pub fn new(data: Dataset) -> Self {
         let features = data.distinct_features();
+        let groups = data.feature_groups(&features);
         Self {
+            groups,
             n_input_features: data.n_features(),
             data: data.with_features(&features),
             features,
@@ -221,12 +226,19 @@ impl Solver {
         let weights = Weights::new(weights, self.data.n_rows())?;
         let objective = Penalised::new(make(&self.data, &weights)?, config.leaf_penalty);
         self.check_costs(&objective, &weights)?;
-        let mut outcome = if config.lexicographic {
-            self.search_with::<Lexicographic, _>(&weights, &objective, config, budget)
+        let monotonic;
+        let (data, features, config) = if config.is_monotonic() {
+            monotonic = self.monotonic_search(config, &objective)?;
+            (&monotonic.0, &monotonic.1, &monotonic.2)
         } else {
-            self.search_with::<f64, _>(&weights, &objective, config, budget)
+            (&self.data, &self.features, config)
         };
-        outcome.tree.map_features(|f| self.features[f as usize]);
+        let mut outcome = if config.lexicographic {
+            Self::search_with::<Lexicographic, _>(data, &weights, &objective, config, budget)
+        } else {
+            Self::search_with::<f64, _>(data, &weights, &objective, config, budget)
+        };
+        outcome.tree.map_features(|f| features[f as usize]);
         Ok(Self::finish(outcome, start))
     }
 
@@ -252,6 +264,9 @@ impl Solver {
         check_targets(targets, self.data.n_rows())?;
         if config.lexicographic {
             return invalid("several quantiles are solved without the lexicographic order");
+        }
+        if config.is_monotonic() {
+            return invalid("quantile trees take no monotonic constraints");
         }
         let start = Instant::now();
         let weights = Weights::new(weights, self.data.n_rows())?;
@@ -305,6 +320,9 @@ impl Solver {
                  lexicographic order or upper bound",
             );
         }
+        if config.is_monotonic() {
+            return invalid("F1-score and balanced accuracy take no monotonic constraints");
+        }
         let start = Instant::now();
         let weights = Weights::new(weights, self.data.n_rows())?;
         let objective = self.misclassification(&weights);
@@ -333,6 +351,63 @@ impl Solver {
         }
         solution.front = outcome.front;
         Ok(solution)
+    }
+
+    /// The data, the input column of each of its features, and `config` for a search under
+    /// monotonicity constraints, given per input column in `config`. Columns that split the
+    /// rows alike are one feature only when their constraints agree too (oriented alike): a
+    /// split one column forbids may be one another column allows, and the tree must then
+    /// name that column.
+    fn monotonic_search<O: Objective>(
+        &self,
+        config: &SearchConfig,
+        objective: &O,
+    ) -> Result<(Dataset, Vec<u32>, SearchConfig)> {
+        let invalid = |what: String| Err(OdtError::InvalidParameter(what));
+        if config.monotonic.len() != self.n_input_features {
+            return invalid(format!(
+                "monotonic constraints: expected one per feature ({}), got {}",
+                self.n_input_features,
+                config.monotonic.len()
+            ));
+        }
+        if self.data.n_classes() < 2 {
+            // one class: every leaf predicts it, and every tree is monotonic
+            let config = SearchConfig {
+                monotonic: Vec::new(),
+                ..config.clone()
+            };
+            return Ok((self.data.clone(), self.features.clone(), config));
+        }
+        let restricted = (self.data.n_classes() == 2)
+            .then(|| objective.forced_leaf(&[1.0, 1.0], 0))
+            .flatten()
+            .is_some();
+        if !restricted {
+            return invalid(
+                "monotonic constraints need two classes and the misclassification objective".into(),
+            );
+        }
+        if config.memory.is_bounded() {
+            return invalid("monotonic constraints take no memory limit".into());
+        }
+        let mut seen = hashbrown::HashSet::new();
+        let (mut oriented, mut columns, mut signs) = (Vec::new(), Vec::new(), Vec::new());
+        for (column, &(kept, flipped)) in self.groups.iter().enumerate() {
+            let Some(kept) = kept else { continue };
+            let sign = config.monotonic[column];
+            let relative = if flipped { -sign } else { sign };
+            if seen.insert((kept, relative)) {
+                oriented.push((kept, flipped));
+                columns.push(column as u32);
+                signs.push(sign);
+            }
+        }
+        let config = SearchConfig {
+            monotonic: signs,
+            ..config.clone()
+        };
+        Ok((self.data.with_oriented(&oriented), columns, config))
     }
 
     /// Weighted misclassification, its ties broken by the classes' total weights.
@@ -365,13 +440,12 @@ impl Solver {
 
     /// Runs the engine with the cache kind of `config`, minimising costs of type `C`.
     fn search_with<C: Cost, O: Objective>(
-        &self,
+        data: &Dataset,
         weights: &Weights,
         objective: &O,
         config: &SearchConfig,
         budget: Budget,
     ) -> SearchOutcome {
-        let data = &self.data;
         match config.cache {
             CacheKind::Trie => {
                 Engine::<TrieIndex, O, C>::new(data, weights, objective, config, budget).run()

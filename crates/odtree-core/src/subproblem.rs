@@ -181,6 +181,10 @@ pub enum Decision {
         left: u32,
         /// Branching nodes in the right (feature = 1) subtree.
         right: u32,
+        /// The lanes of the left and right children, where they differ from the node's (a
+        /// monotonicity constraint's division of the node's allowed predictions); `None`: the
+        /// node's lane.
+        lanes: Option<[u8; 2]>,
     },
     /// A subtree of depth ≤ 2 solved in one piece: the root feature, and the feature each
     /// child splits on (`None`: that child is a leaf). Its children are not cached.

@@ -123,7 +123,24 @@ impl<'o, O: Objective> TreeBuilder<'o, O> {
     }
 
     fn push(&mut self, feature: Option<u32>, stats: &[f64], rows: u32) -> u32 {
-        let leaf = self.objective.leaf(stats);
+        self.push_as(feature, stats, rows, None)
+    }
+
+    /// Adds a node whose leaf predicts `label` when given (a monotonicity constraint's
+    /// restriction, for objectives that allow it), else the objective's best label.
+    fn push_as(
+        &mut self,
+        feature: Option<u32>,
+        stats: &[f64],
+        rows: u32,
+        label: Option<u32>,
+    ) -> u32 {
+        let forced = label.and_then(|label| self.objective.forced_leaf(stats, label));
+        let leaf = forced.unwrap_or_else(|| self.objective.leaf(stats));
+        let value = match forced {
+            Some(leaf) => f64::from(leaf.label),
+            None => self.objective.leaf_value(stats),
+        };
         self.nodes.push(TreeNode {
             feature,
             left: 0,
@@ -132,7 +149,7 @@ impl<'o, O: Objective> TreeBuilder<'o, O> {
             rows,
             weight: self.statistics.weight(stats),
             label: leaf.label,
-            value: self.objective.leaf_value(stats),
+            value,
             leaf_cost: leaf.cost,
         });
         self.len() - 1
@@ -141,6 +158,17 @@ impl<'o, O: Objective> TreeBuilder<'o, O> {
     /// Adds a leaf.
     pub fn leaf(&mut self, stats: &[f64], rows: u32) -> u32 {
         self.push(None, stats, rows)
+    }
+
+    /// Adds a leaf predicting `label` when given (see [`TreeBuilder::open_as`]).
+    pub fn leaf_as(&mut self, stats: &[f64], rows: u32, label: Option<u32>) -> u32 {
+        self.push_as(None, stats, rows, label)
+    }
+
+    /// Adds an internal node whose own leaf, should its children merge into it, predicts
+    /// `label` when given.
+    pub fn open_as(&mut self, feature: u32, stats: &[f64], rows: u32, label: Option<u32>) -> u32 {
+        self.push_as(Some(feature), stats, rows, label)
     }
 
     /// Adds an internal node; its two subtrees follow, then [`close`](Self::close).

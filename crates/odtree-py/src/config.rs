@@ -20,14 +20,17 @@ pub struct PyConfig {
 #[pymethods]
 impl PyConfig {
     /// Builds and checks the settings. `search` names the preset (`"murtree"` or `"dl85"`);
-    /// `max_nodes` caps the branching nodes; `leaf_penalty` is in objective units.
+    /// `max_nodes` caps the branching nodes; `leaf_penalty` is in objective units;
+    /// `min_leaf_weight` is the least weight of a leaf, in the weights' units; `monotonic`
+    /// holds one constraint (-1, 0 or 1) per input feature (see `SearchConfig::monotonic`).
     #[new]
     #[pyo3(signature = (*, max_depth=3, min_samples_leaf=1, search="murtree",
                         upper_bound=f64::INFINITY, max_nodes=None, leaf_penalty=0.0,
                         lexicographic=false, cache=None, branching=None, depth2_solver=None,
                         incremental_counting=None, similarity_bound=None, child_order=None,
                         memory_limit=None, max_cache_entries=None, wipe_strategy="reuses",
-                        wipe_factor=0.1, time_limit=None, anytime=None))]
+                        wipe_factor=0.1, time_limit=None, anytime=None, min_samples_split=2,
+                        min_leaf_weight=0.0, monotonic=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         max_depth: u32,
@@ -49,12 +52,18 @@ impl PyConfig {
         wipe_factor: f64,
         time_limit: Option<f64>,
         anytime: Option<bool>,
+        min_samples_split: u32,
+        min_leaf_weight: f64,
+        monotonic: Option<Vec<i8>>,
     ) -> PyResult<Self> {
         let parsed = || -> odtree_core::Result<SearchConfig> {
             let preset = SearchConfig::preset(search)?;
             let config = SearchConfig {
                 max_depth,
                 min_samples_leaf,
+                min_samples_split,
+                min_leaf_weight,
+                monotonic: monotonic.unwrap_or_default(),
                 upper_bound,
                 max_nodes,
                 leaf_penalty,

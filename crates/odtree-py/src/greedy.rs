@@ -21,6 +21,7 @@ pub fn config_of(
         min_cases,
         max_depth,
         min_gain,
+        ..GreedyConfig::default()
     })
 }
 
@@ -31,8 +32,9 @@ pub fn config_of(
 /// increasing) gives the numbers of the columns of `categorical` (uint32 codes), and the
 /// columns of `numeric` (finite float64) take the other numbers in order. `allowed_features`
 /// restricts the splits to those features (all by default). `sample_weight` (float64, one per
-/// row, non-negative, not all zero) weighs the rows; rows of weight zero take no part. The GIL
-/// is released while the tree grows.
+/// row, non-negative, not all zero) weighs the rows; rows of weight zero take no part;
+/// `min_leaf_weight` is the least weight of each branch of a test. The GIL is released while
+/// the tree grows.
 ///
 /// Keys: `children_true` and `children_false` (the child holding the rows where the node's
 /// test holds or fails; -1 at leaves), `feature` (-2 at leaves), `threshold` (of `x <= t`
@@ -43,7 +45,7 @@ pub fn config_of(
 #[pyfunction]
 #[pyo3(signature = (numeric, categorical, categorical_columns, labels, n_classes, *,
                     criterion="gain_ratio", min_cases=2, max_depth=None, min_gain=0.0,
-                    allowed_features=None, sample_weight=None))]
+                    allowed_features=None, sample_weight=None, min_leaf_weight=0.0))]
 #[allow(clippy::too_many_arguments)]
 pub fn greedy_tree<'py>(
     py: Python<'py>,
@@ -58,8 +60,12 @@ pub fn greedy_tree<'py>(
     min_gain: f64,
     allowed_features: Option<Vec<usize>>,
     sample_weight: Option<PyReadonlyArray1<f64>>,
+    min_leaf_weight: f64,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let config = config_of(criterion, min_cases, max_depth, min_gain)?;
+    let config = GreedyConfig {
+        min_leaf_weight,
+        ..config_of(criterion, min_cases, max_depth, min_gain)?
+    };
     let labels = labels.as_array().to_vec();
     let columns = columns_of(numeric, categorical, &categorical_columns, labels.len())?;
     let allowed = allowed_features.unwrap_or_else(|| (0..columns.len()).collect());

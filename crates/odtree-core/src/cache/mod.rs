@@ -666,6 +666,7 @@ mod tests {
             feature: 0,
             left: 2,
             right: 0,
+            lanes: None,
         };
         assert_eq!(split.size(), 3);
         assert_eq!(Decision::Leaf.size(), 0);

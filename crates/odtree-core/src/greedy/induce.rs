@@ -58,6 +58,10 @@ pub struct GreedyConfig {
     /// A column takes part only if its best test gains at least this many bits per row (per
     /// unit of weight, on a weighted table); 0 allows every test, even one that gains nothing.
     pub min_gain: f64,
+    /// A test is allowed only if both of its branches weigh at least this much (the rows'
+    /// weights summed, one per row without weights; scikit-learn's `min_weight_fraction_leaf`
+    /// times the total weight); 0: no limit.
+    pub min_leaf_weight: f64,
 }
 
 impl Default for GreedyConfig {
@@ -67,6 +71,7 @@ impl Default for GreedyConfig {
             min_cases: 2,
             max_depth: None,
             min_gain: 0.0,
+            min_leaf_weight: 0.0,
         }
     }
 }
@@ -93,6 +98,12 @@ impl<'a> GreedyLearner<'a> {
             return Err(OdtError::InvalidParameter(
                 "min_cases must be at least 1".into(),
             ));
+        }
+        if !(config.min_leaf_weight >= 0.0 && config.min_leaf_weight.is_finite()) {
+            return Err(OdtError::InvalidParameter(format!(
+                "min_leaf_weight must be a finite number >= 0, got {}",
+                config.min_leaf_weight
+            )));
         }
         if !(config.min_gain >= 0.0 && config.min_gain.is_finite()) {
             return Err(OdtError::InvalidParameter(format!(
@@ -251,7 +262,9 @@ impl<'a> GreedyLearner<'a> {
         weight_of: impl Fn(u64) -> f64,
     ) -> Vec<GreedyNode> {
         let n_classes = self.table.n_classes();
-        let mut scanner = Scanner::new(&self.nlogn, self.config.min_cases, n_classes, weighing);
+        let min_units = least_units(self.config.min_leaf_weight, &weight_of);
+        let mut scanner = Scanner::new(&self.nlogn, self.config.min_cases, n_classes, weighing)
+            .with_min_units(min_units);
         let mut nodes: Vec<GreedyNode> = Vec::new();
         let mut class_units = vec![0; n_classes]; // reused from node to node
         let mut stack = vec![Pending {
@@ -327,7 +340,7 @@ impl<'a> GreedyLearner<'a> {
         // every row counts at least one unit, so one class holding all units holds all rows
         let pure = node.counts().contains(&node.total());
         let too_deep = self.config.max_depth.is_some_and(|d| pending.depth >= d);
-        if pure || too_deep || n_rows < 2 * self.config.min_cases {
+        if pure || too_deep || n_rows < 2 * self.config.min_cases || !scanner.may_split(node) {
             return None;
         }
         let columns = self.table.columns();
@@ -349,4 +362,24 @@ impl<'a> GreedyLearner<'a> {
         }
         best.map(|(_, candidate)| candidate)
     }
+}
+
+/// The fewest units that weigh at least `least` (within rounding noise) by `weight_of`, which
+/// grows with the units; 0 when `least` is 0.
+fn least_units(least: f64, weight_of: impl Fn(u64) -> f64) -> u64 {
+    if least <= 0.0 {
+        return 0;
+    }
+    let target = least * (1.0 - 1e-12);
+    // beyond every total weight (2^53 units)
+    let (mut low, mut high) = (0u64, 1u64 << 54);
+    while low < high {
+        let middle = low + (high - low) / 2;
+        if weight_of(middle) >= target {
+            high = middle;
+        } else {
+            low = middle + 1;
+        }
+    }
+    low
 }

@@ -16,6 +16,8 @@ pub(crate) struct ColumnBest {
 pub(crate) struct Scanner<'a, W: Weighing> {
     nlogn: &'a NLogN,
     min_cases: usize,
+    /// The least weight of a branch, in units.
+    min_units: u64,
     weighing: W,
     numeric: Vec<(f64, u32, W::Carried)>,
     coded: Vec<(u32, u32, W::Carried)>,
@@ -29,6 +31,7 @@ impl<'a, W: Weighing> Scanner<'a, W> {
         Self {
             nlogn,
             min_cases,
+            min_units: 0,
             weighing,
             numeric: Vec::new(),
             coded: Vec::new(),
@@ -53,10 +56,23 @@ impl<'a, W: Weighing> Scanner<'a, W> {
         }
     }
 
-    /// Whether a branch of `rows_inside` rows, out of the node's, leaves both sides large
-    /// enough.
-    fn balanced(&self, rows_inside: usize, node: &NodeCounts) -> bool {
-        rows_inside >= self.min_cases && node.n_rows() - rows_inside >= self.min_cases
+    /// The same scanner, for tests whose two branches also weigh at least `min_units` units.
+    pub fn with_min_units(self, min_units: u64) -> Self {
+        Self { min_units, ..self }
+    }
+
+    /// Whether the node weighs enough for two branches of the least weight.
+    pub fn may_split(&self, node: &NodeCounts) -> bool {
+        node.total() >= 2 * self.min_units
+    }
+
+    /// Whether a branch of `rows_inside` rows weighing `units_inside` units, out of the
+    /// node's, leaves both sides large and heavy enough.
+    fn balanced(&self, rows_inside: usize, units_inside: u64, node: &NodeCounts) -> bool {
+        rows_inside >= self.min_cases
+            && node.n_rows() - rows_inside >= self.min_cases
+            && units_inside >= self.min_units
+            && node.total() - units_inside >= self.min_units
     }
 
     /// Thresholds at the midpoints between consecutive distinct values, scanned upwards.
@@ -84,7 +100,7 @@ impl<'a, W: Weighing> Scanner<'a, W> {
             self.inside[label as usize] += units;
             weight_inside += units;
             // `==`, not the sort's total order: -0.0 and 0.0 are one value
-            if value == next || !self.balanced(i + 1, node) {
+            if value == next || !self.balanced(i + 1, weight_inside, node) {
                 continue;
             }
             // the rows when unweighted: no second running sum in that loop
@@ -124,13 +140,12 @@ impl<'a, W: Weighing> Scanner<'a, W> {
         self.inside.fill(0);
         let mut best: Option<ColumnBest> = None;
         for group in self.coded.chunk_by(|a, b| a.0 == b.0) {
-            if !self.balanced(group.len(), node) {
+            let n_inside = group.iter().map(|&(_, _, carried)| W::units(carried)).sum();
+            if !self.balanced(group.len(), n_inside, node) {
                 continue;
             }
-            let mut n_inside = 0;
             for &(_, label, carried) in group {
                 self.inside[label as usize] += W::units(carried);
-                n_inside += W::units(carried);
             }
             let gain = self.nlogn.split_gain::<W>(node, &self.inside, n_inside);
             for &(_, label, carried) in group {

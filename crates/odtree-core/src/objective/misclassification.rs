@@ -62,6 +62,17 @@ impl Objective for Misclassification {
         self.leaf(class_weights).cost
     }
 
+    /// The weight of the rows outside class `label`.
+    fn forced_leaf(&self, class_weights: &[f64], label: u32) -> Option<Leaf> {
+        let cost = class_weights
+            .iter()
+            .enumerate()
+            .filter(|&(c, _)| c != label as usize)
+            .map(|(_, w)| w)
+            .sum();
+        Some(Leaf { cost, label })
+    }
+
     /// Costs are weights: the total weight sets their scale.
     fn cost_scale(&self, root: &[f64]) -> f64 {
         root.iter().sum()

@@ -59,6 +59,13 @@ pub trait Objective: Sync {
     fn leaf_value(&self, stats: &[f64]) -> f64 {
         f64::from(self.leaf(stats).label)
     }
+    /// The cost and label of a leaf with these statistics that must predict class `label`
+    /// (a monotonicity constraint's restriction); `None` where the objective cannot restrict
+    /// its leaves' predictions.
+    fn forced_leaf(&self, stats: &[f64], label: u32) -> Option<Leaf> {
+        let _ = (stats, label);
+        None
+    }
     /// Techniques this objective allows.
     fn capabilities(&self) -> Capabilities;
     /// The size of the numbers this objective's costs are computed from, for the rows whose
@@ -125,6 +132,14 @@ impl<O: Objective> Objective for Penalised<O> {
     #[inline]
     fn leaf_cost(&self, class_weights: &[f64]) -> f64 {
         self.inner.leaf_cost(class_weights) + self.per_leaf
+    }
+
+    fn forced_leaf(&self, stats: &[f64], label: u32) -> Option<Leaf> {
+        let leaf = self.inner.forced_leaf(stats, label)?;
+        Some(Leaf {
+            cost: leaf.cost + self.per_leaf,
+            ..leaf
+        })
     }
 
     /// A fixed cost per leaf keeps every technique valid: the similarity bound compares trees

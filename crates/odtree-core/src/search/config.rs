@@ -150,6 +150,16 @@ pub struct SearchConfig {
     pub max_depth: u32,
     /// A split is allowed only if both children hold at least this many rows of non-zero weight.
     pub min_samples_leaf: u32,
+    /// A node is split only if it holds at least this many rows of non-zero weight.
+    pub min_samples_split: u32,
+    /// A split is allowed only if both children weigh at least this much (the rows' weights
+    /// summed; 0: no limit).
+    pub min_leaf_weight: f64,
+    /// Per feature, a monotonicity constraint on the leaves' predicted classes (two classes
+    /// and misclassification only): `1`: at every split on the feature, every leaf below its
+    /// left child (feature = 0) predicts a class no higher than every leaf below its right
+    /// child; `-1`: no lower; `0`: none. Empty: no constraint.
+    pub monotonic: Vec<i8>,
     /// Maximum number of branching nodes (a tree with k of them has k + 1 leaves); `None`:
     /// only the depth limits the tree.
     pub max_nodes: Option<u32>,
@@ -197,6 +207,9 @@ impl Default for SearchConfig {
         Self {
             max_depth: 3,
             min_samples_leaf: 1,
+            min_samples_split: 2,
+            min_leaf_weight: 0.0,
+            monotonic: Vec::new(),
             max_nodes: None,
             leaf_penalty: 0.0,
             lexicographic: false,
@@ -247,6 +260,20 @@ impl SearchConfig {
     /// Largest accepted depth: beyond it the search space is beyond any budget anyway.
     pub const MAX_DEPTH: u32 = 64;
 
+    /// Whether a constraint other than the depth, the node count and the least leaf rows
+    /// applies: the techniques that assume none (the depth-2 solver, the similarity bound)
+    /// are then switched off.
+    pub fn constrained(&self) -> bool {
+        self.min_samples_split > 2 * self.min_samples_leaf
+            || self.min_leaf_weight > 0.0
+            || self.is_monotonic()
+    }
+
+    /// Whether a monotonicity constraint applies to some feature.
+    pub fn is_monotonic(&self) -> bool {
+        self.monotonic.iter().any(|&c| c != 0)
+    }
+
     /// Checks the settings.
     pub fn validate(&self) -> Result<()> {
         if self.max_depth > Self::MAX_DEPTH {
@@ -259,6 +286,16 @@ impl SearchConfig {
         if self.min_samples_leaf == 0 {
             return Err(OdtError::InvalidParameter(
                 "min_samples_leaf must be at least 1".into(),
+            ));
+        }
+        if !(self.min_leaf_weight >= 0.0 && self.min_leaf_weight.is_finite()) {
+            return Err(OdtError::InvalidParameter(
+                "the least leaf weight must be finite and non-negative".into(),
+            ));
+        }
+        if self.monotonic.iter().any(|&c| !(-1..=1).contains(&c)) {
+            return Err(OdtError::InvalidParameter(
+                "monotonic constraints must be -1, 0 or 1".into(),
             ));
         }
         if !(self.leaf_penalty >= 0.0 && self.leaf_penalty.is_finite()) {

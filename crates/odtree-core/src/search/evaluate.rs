@@ -42,17 +42,18 @@ impl<I: KeyIndex, O: Objective, C: Cost> Kernel<'_, I, O, C> {
         id
     }
 
-    /// Lists the valid splits of the current node (both children with enough rows), without
-    /// their statistics.
+    /// Lists the valid splits of the current node (both children with enough rows and
+    /// weight), without their statistics.
     pub(super) fn valid_splits(&self, level: &mut Level, rows: u32) {
         let min_rows = self.config.min_samples_leaf;
+        let weight = self.node_weight();
         level.candidates.clear();
         for f in 0..self.data.n_features() as u32 {
             if self.on_path[f as usize] {
                 continue;
             }
             let positive = self.cover.count_within(self.data.item_mask(item(f, true)));
-            if positive >= min_rows && rows - positive >= min_rows {
+            if positive >= min_rows && rows - positive >= min_rows && self.heavy_enough(f, weight) {
                 level.candidates.push(f);
             }
         }
@@ -66,6 +67,7 @@ impl<I: KeyIndex, O: Objective, C: Cost> Kernel<'_, I, O, C> {
         level.positive_rows.resize(n_features, 0);
         level.candidates.clear();
         let min_rows = self.config.min_samples_leaf;
+        let weight = self.node_weight();
         for f in 0..n_features as u32 {
             if self.on_path[f as usize] {
                 continue;
@@ -98,9 +100,21 @@ impl<I: KeyIndex, O: Objective, C: Cost> Kernel<'_, I, O, C> {
                     .count(&self.cover, Some(mask), &mut level.positive[slot])
             };
             level.positive_rows[f as usize] = positive_rows;
-            if positive_rows >= min_rows && rows - positive_rows >= min_rows {
+            if positive_rows >= min_rows
+                && rows - positive_rows >= min_rows
+                && self.heavy_enough(f, weight)
+            {
                 level.candidates.push(f);
             }
+        }
+    }
+
+    /// The weight of the current node's rows, when a least leaf weight needs it (else 0).
+    fn node_weight(&self) -> f64 {
+        if self.config.min_leaf_weight > 0.0 {
+            self.weight_within(None)
+        } else {
+            0.0
         }
     }
 

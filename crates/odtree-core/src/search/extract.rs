@@ -46,18 +46,25 @@ impl<I: KeyIndex, O: Objective, C: Cost> Kernel<'_, I, O, C> {
                 .map_or(Decision::Leaf, |(_, decision)| decision),
         };
         let child_depth = limits.depth.saturating_sub(1);
+        let label = self.lane_label(limits.lane);
         let (feature, children) = match decision {
             Decision::Unsolved | Decision::Leaf => {
-                builder.leaf(stats, rows);
+                builder.leaf_as(stats, rows, label);
                 return;
             }
             Decision::Split {
                 feature,
                 left,
                 right,
+                lanes,
             } => {
-                let cached = |nodes| (limits.child(child_depth, nodes), None);
-                (feature, [cached(left), cached(right)])
+                let [left_lane, right_lane] =
+                    lanes.map_or([limits.lane; 2], |lanes| lanes.map(u32::from));
+                let cached = |nodes, lane| (limits.child(child_depth, nodes).in_lane(lane), None);
+                (
+                    feature,
+                    [cached(left, left_lane), cached(right, right_lane)],
+                )
             }
             Decision::Terminal {
                 feature,
@@ -75,7 +82,7 @@ impl<I: KeyIndex, O: Objective, C: Cost> Kernel<'_, I, O, C> {
                 (feature, [inline(left), inline(right)])
             }
         };
-        let node = builder.open(feature, stats, rows);
+        let node = builder.open_as(feature, stats, rows, label);
         let mut kids = [0; 2];
         for ((value, (limits, inline)), kid) in
             [false, true].into_iter().zip(children).zip(&mut kids)

@@ -72,7 +72,7 @@ pub(super) fn grow<I: KeyIndex, O: Objective, C: Cost>(
     criterion: Criterion,
 ) {
     let leaf = kernel.objective.leaf_cost(stats);
-    if depth == 0 || rows < 2 * kernel.config.min_samples_leaf || kernel.budget.check().is_some() {
+    if depth == 0 || !kernel.splittable(rows) || kernel.budget.check().is_some() {
         builder.leaf(stats, rows);
         return;
     }
@@ -105,13 +105,18 @@ pub(super) fn grow<I: KeyIndex, O: Objective, C: Cost>(
             Criterion::Objective => cost,
             Criterion::Gini => -gini_gain(stats, positive),
         };
-        if best.is_none_or(|(least, _, _)| score < least) {
+        // a score better only by rounding noise does not replace an earlier column's
+        let tolerance = match criterion {
+            Criterion::Objective => kernel.tolerance,
+            Criterion::Gini => 0.0,
+        };
+        if best.is_none_or(|(least, _, _)| score < least - tolerance) {
             best = Some((score, cost, f));
         }
     }
     kernel.levels[at] = level;
     let useful = |&(score, cost, _): &(f64, f64, u32)| match criterion {
-        Criterion::Objective => cost < leaf,
+        Criterion::Objective => cost < leaf - kernel.tolerance,
         // as CART: any decrease in impurity (a split that does not pay may enable one below)
         Criterion::Gini => score < -1e-12,
     };

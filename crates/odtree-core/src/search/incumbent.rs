@@ -32,7 +32,12 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
         stats: &[f64],
         rows: u32,
     ) -> Option<(C, Tree)> {
-        if !self.config.incumbent || self.config.max_nodes.is_some() || limits.is_leaf() {
+        // the greedy trees know of no monotonicity constraint
+        if !self.config.incumbent
+            || self.config.max_nodes.is_some()
+            || self.config.is_monotonic()
+            || limits.is_leaf()
+        {
             return None;
         }
         let mut criteria = vec![Criterion::Objective];

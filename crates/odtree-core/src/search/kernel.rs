@@ -10,7 +10,7 @@ use super::{Cost, Level, Outcome, SearchConfig};
 use crate::budget::Budget;
 use crate::cache::{Cache, CacheReport, Handle, Key, KeyIndex};
 use crate::cover::Cover;
-use crate::data::{Dataset, Item};
+use crate::data::{item, Dataset, Item};
 use crate::objective::{Leaf, Objective};
 use crate::stats::{Statistics, Weights};
 use crate::subproblem::{Decision, Limits};
@@ -52,6 +52,8 @@ pub(crate) struct Kernel<'a, I: KeyIndex, O: Objective, C: Cost> {
     /// In a restricted round of the anytime driver, how many of a node's best-ranked splits
     /// are tried above the depth-2 solver (`None`: all of them, as a proof needs).
     pub(super) width: Option<usize>,
+    /// Whether a monotonicity constraint applies (lanes then restrict leaf predictions).
+    pub(super) monotonic: bool,
 }
 
 impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
@@ -66,10 +68,16 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
         let cover = Cover::new(weights.support());
         let capabilities = objective.capabilities();
         let statistics = objective.statistics(data, weights);
-        let use_depth2 = config.depth2_solver && capabilities.depth2 && statistics.additive();
+        // the depth-2 solver and the similarity bound know of no constraint but the least rows
+        // of a leaf (and the bound not even of that)
+        let use_depth2 = config.depth2_solver
+            && capabilities.depth2
+            && statistics.additive()
+            && !config.constrained();
         let use_similarity = config.similarity_bound
             && capabilities.similarity_bound
-            && config.min_samples_leaf == 1;
+            && config.min_samples_leaf == 1
+            && !config.constrained();
         let max_depth = config.max_depth.min(data.n_features() as u32);
         let working_bytes = if config.memory.is_bounded() {
             working_bytes(
@@ -105,6 +113,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
             budget,
             lanes: 1,
             width: None,
+            monotonic: config.is_monotonic(),
         }
     }
 
@@ -150,6 +159,90 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
             deeper = deeper + least;
         }
         None
+    }
+
+    /// Whether a node of `rows` rows may split at all (`min_samples_leaf` on both sides,
+    /// `min_samples_split`).
+    #[inline]
+    pub(super) fn splittable(&self, rows: u32) -> bool {
+        rows >= 2 * self.config.min_samples_leaf && rows >= self.config.min_samples_split
+    }
+
+    /// The weight of the current node's rows within `mask` (all of them: `None`).
+    pub(super) fn weight_within(&self, mask: Option<&[u64]>) -> f64 {
+        if let Some(weight) = self.weights.uniform() {
+            let rows = mask.map_or(self.cover.count(), |mask| self.cover.count_within(mask));
+            return f64::from(rows) * weight;
+        }
+        let mut total = 0.0;
+        let words = self.cover.words();
+        for &w in self.cover.word_indices() {
+            let w = w as usize;
+            let mut bits = words[w] & mask.map_or(u64::MAX, |mask| mask[w]);
+            while bits != 0 {
+                total += self.weights.of(w * 64 + bits.trailing_zeros() as usize);
+                bits &= bits - 1;
+            }
+        }
+        total
+    }
+
+    /// Whether a split of the current node, whose rows weigh `weight`, on `feature` leaves
+    /// both children at least `min_leaf_weight`.
+    pub(super) fn heavy_enough(&self, feature: u32, weight: f64) -> bool {
+        let least = self.config.min_leaf_weight;
+        if least <= 0.0 {
+            return true;
+        }
+        let positive = self.weight_within(Some(self.data.item_mask(item(feature, true))));
+        // within rounding noise of the sums
+        let least = least * (1.0 - 1e-12);
+        positive >= least && weight - positive >= least
+    }
+
+    /// The lanes of a monotonicity-constrained search: 0 allows either class in its leaves,
+    /// 1 class 0 only, 2 class 1 only. The class a leaf of `lane` must predict.
+    #[inline]
+    pub(super) fn lane_label(&self, lane: u32) -> Option<u32> {
+        match lane {
+            1 | 2 if self.monotonic => Some(lane - 1),
+            _ => None,
+        }
+    }
+
+    /// The cost and label of a leaf in `lane` with statistics `stats`.
+    #[inline]
+    pub(super) fn lane_leaf(&self, lane: u32, stats: &[f64]) -> Leaf {
+        self.lane_label(lane)
+            .and_then(|label| self.objective.forced_leaf(stats, label))
+            .unwrap_or_else(|| self.objective.leaf(stats))
+    }
+
+    /// The cost of a leaf in `lane` with statistics `stats`.
+    #[inline]
+    pub(super) fn lane_leaf_cost(&self, lane: u32, stats: &[f64]) -> f64 {
+        if self.lane_label(lane).is_none() {
+            return self.objective.leaf_cost(stats);
+        }
+        self.lane_leaf(lane, stats).cost
+    }
+
+    /// The ways a split on `feature` of a node in `lane` may share the node's allowed
+    /// predictions between its children, as the children's lanes: the node's own for both,
+    /// unless the feature is constrained and the node allows either class, when a point m
+    /// divides them (class 0 only on the low side and either on the high side, or either on
+    /// the low side and class 1 only on the high side).
+    pub(super) fn lane_divisions(&self, feature: u32, lane: u32) -> ([[u32; 2]; 2], usize) {
+        let sign = match self.config.monotonic.get(feature as usize) {
+            Some(&sign) if self.monotonic && lane == 0 => sign,
+            _ => 0,
+        };
+        match sign {
+            // left (feature = 0) low, right high
+            1 => ([[1, 0], [0, 2]], 2),
+            -1 => ([[0, 1], [2, 0]], 2),
+            _ => ([[lane, lane], [lane, lane]], 1),
+        }
     }
 
     /// The cache key of the current node.

@@ -169,6 +169,7 @@ where
             feature,
             left,
             right,
+            ..
         },
     )) = solution
     else {
@@ -356,6 +357,7 @@ impl<I: KeyIndex, O: Objective, C: Cost> Kernel<'_, I, O, C> {
             feature,
             left,
             right,
+            ..
         } = decision
         else {
             return;

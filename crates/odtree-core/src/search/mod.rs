@@ -282,7 +282,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
     /// Solves the current node (the rows of `self.cover`, reached by `self.path`) within
     /// `limits` (normalised), looking for a subtree cheaper than `ub`.
     fn solve(&mut self, limits: Limits, ub: C, stats: &[f64], rows: u32) -> Outcome<C> {
-        let leaf = self.objective.leaf(stats);
+        let leaf = self.lane_leaf(limits.lane, stats);
         let leaf_cost = C::leaf(leaf.cost);
         if limits.is_leaf() && !self.cache_leaves {
             return Outcome::Solved(leaf_cost, 0);
@@ -310,9 +310,8 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
         if !self.below(lower_bound, ub) {
             return Outcome::Infeasible(lower_bound);
         }
-        let min_rows = self.config.min_samples_leaf;
         if limits.is_leaf()
-            || rows < 2 * min_rows
+            || !self.splittable(rows)
             || !self.below(lower_bound, leaf_cost)
             || self.budget.check().is_some()
         {
@@ -407,80 +406,92 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
                     .copy_from_slice(&level.negatives[f as usize * len..(f as usize + 1) * len]);
             }
             let negative = &level.negative[..];
-            let mut left = Child {
-                item: item(f, false),
-                stats: negative,
-                rows: rows - positive_rows,
-                leaf_cost: C::leaf(self.objective.leaf_cost(negative)),
-                limits,
-            };
-            let mut right = Child {
-                item: item(f, true),
-                stats: positive,
-                rows: positive_rows,
-                leaf_cost: C::leaf(self.objective.leaf_cost(positive)),
-                limits,
-            };
-            let right_first = match self.config.child_order {
-                ChildOrder::LeftFirst => false,
-                ChildOrder::LargerLeafCostFirst => !right.leaf_cost.below(left.leaf_cost, 0.0),
-            };
-            for (left_limits, right_limits) in limits.divisions() {
-                left.limits = left_limits;
-                right.limits = right_limits;
-                let (first, second) = if right_first {
-                    (right, left)
-                } else {
-                    (left, right)
+            // a monotonicity constraint may divide the node's allowed predictions (its lane)
+            // between the children in more than one way: each is a split of its own
+            let (lanes, n_lanes) = self.lane_divisions(f, limits.lane);
+            for [left_lane, right_lane] in lanes.into_iter().take(n_lanes) {
+                let mut left = Child {
+                    item: item(f, false),
+                    stats: negative,
+                    rows: rows - positive_rows,
+                    leaf_cost: C::leaf(self.lane_leaf_cost(left_lane, negative)),
+                    limits,
                 };
-                let (first_bound, second_bound) = if self.config.sibling_bound {
-                    (self.known_bound(&first), self.known_bound(&second))
-                } else {
-                    (C::ZERO, C::ZERO)
+                let mut right = Child {
+                    item: item(f, true),
+                    stats: positive,
+                    rows: positive_rows,
+                    leaf_cost: C::leaf(self.lane_leaf_cost(right_lane, positive)),
+                    limits,
                 };
-                if !self.below(first_bound + second_bound, ub) {
-                    refined = refined.min(first_bound + second_bound, self.tolerance);
-                    continue;
-                }
-                let (first_cost, first_size) = match self.child(&first, ub - second_bound) {
-                    Outcome::Solved(cost, size) if self.below(cost + second_bound, ub) => {
-                        (cost, size)
-                    }
-                    outcome => {
-                        refined = refined.min(outcome.bound() + second_bound, self.tolerance);
-                        if self.budget.stopped().is_some() {
-                            break 'features;
-                        }
+                let right_first = match self.config.child_order {
+                    ChildOrder::LeftFirst => false,
+                    ChildOrder::LargerLeafCostFirst => !right.leaf_cost.below(left.leaf_cost, 0.0),
+                };
+                let split_lanes = (n_lanes > 1).then_some([left_lane as u8, right_lane as u8]);
+                for (left_limits, right_limits) in limits.divisions() {
+                    left.limits = left_limits.in_lane(left_lane);
+                    right.limits = right_limits.in_lane(right_lane);
+                    let (first, second) = if right_first {
+                        (right, left)
+                    } else {
+                        (left, right)
+                    };
+                    let (first_bound, second_bound) = if self.config.sibling_bound {
+                        (self.known_bound(&first), self.known_bound(&second))
+                    } else {
+                        (C::ZERO, C::ZERO)
+                    };
+                    if !self.below(first_bound + second_bound, ub) {
+                        refined = refined.min(first_bound + second_bound, self.tolerance);
                         continue;
                     }
-                };
-                match self.child(&second, ub - first_cost) {
-                    Outcome::Solved(cost, size) if self.below(first_cost + cost, ub) => {
-                        ub = first_cost + cost;
-                        let (left, right) = if right_first {
-                            (size, first_size)
-                        } else {
-                            (first_size, size)
-                        };
-                        let split = Decision::Split {
-                            feature: f,
-                            left,
-                            right,
-                        };
-                        best = Some((ub, split));
-                        self.frame().best = Some(split);
-                        // a better tree at the root of the search (not of a lookahead)
-                        if self.frames.len() == 1 && limits == self.root_limits && self.proving() {
-                            self.note_progress(ub.objective());
+                    let (first_cost, first_size) = match self.child(&first, ub - second_bound) {
+                        Outcome::Solved(cost, size) if self.below(cost + second_bound, ub) => {
+                            (cost, size)
                         }
-                        if !self.below(node_bound, ub) {
-                            break 'features;
+                        outcome => {
+                            refined = refined.min(outcome.bound() + second_bound, self.tolerance);
+                            if self.budget.stopped().is_some() {
+                                break 'features;
+                            }
+                            continue;
+                        }
+                    };
+                    match self.child(&second, ub - first_cost) {
+                        Outcome::Solved(cost, size) if self.below(first_cost + cost, ub) => {
+                            ub = first_cost + cost;
+                            let (left, right) = if right_first {
+                                (size, first_size)
+                            } else {
+                                (first_size, size)
+                            };
+                            let split = Decision::Split {
+                                feature: f,
+                                left,
+                                right,
+                                lanes: split_lanes,
+                            };
+                            best = Some((ub, split));
+                            self.frame().best = Some(split);
+                            // a better tree at the root of the search (not of a lookahead)
+                            if self.frames.len() == 1
+                                && limits == self.root_limits
+                                && self.proving()
+                            {
+                                self.note_progress(ub.objective());
+                            }
+                            if !self.below(node_bound, ub) {
+                                break 'features;
+                            }
+                        }
+                        outcome => {
+                            refined = refined.min(first_cost + outcome.bound(), self.tolerance)
                         }
                     }
-                    outcome => refined = refined.min(first_cost + outcome.bound(), self.tolerance),
-                }
-                if self.budget.stopped().is_some() {
-                    break 'features;
+                    if self.budget.stopped().is_some() {
+                        break 'features;
+                    }
                 }
             }
         }

@@ -170,7 +170,7 @@ impl<'a> Pareto<'a> {
         let nodes = nodes.min(full_nodes(depth));
         let (totals, rows) = count(&self.kernel);
         let leaves = leaf_front(totals);
-        if depth == 0 || nodes == 0 || leaves.len() == 1 {
+        if depth == 0 || nodes == 0 || leaves.len() == 1 || !self.kernel.splittable(rows) {
             return Rc::new(leaves);
         }
         let key: Key = (self.kernel.cover.pairs().collect(), depth, nodes);

@@ -202,7 +202,7 @@ impl<'a, I: KeyIndex> Quantiles<'a, I> {
                 bounds[lane] = known.lower_bound;
             }
         }
-        let too_few = rows < 2 * self.config.min_samples_leaf;
+        let too_few = !self.splittable(rows);
         let stopped = open.contains(&true) && self.budget.check().is_some();
         for lane in 0..lanes {
             // a leaf no dearer than the lower bound is optimal
@@ -357,6 +357,7 @@ impl<'a, I: KeyIndex> Quantiles<'a, I> {
                                 feature: f,
                                 left,
                                 right,
+                                lanes: None,
                             };
                             bound[lane] = a + b;
                             best[lane] = Some((a + b, split));

@@ -27,7 +27,7 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
             .find(self.key())
             .map_or(C::ZERO, |id| self.cache.known(id, limits).lower_bound);
         // each child's bound costs a leaf evaluation, too slow for a callback's
-        if limits.is_leaf() || self.objective.costly() || rows < 2 * self.config.min_samples_leaf {
+        if limits.is_leaf() || self.objective.costly() || !self.splittable(rows) {
             return stored;
         }
         let depth = self.path.len();
