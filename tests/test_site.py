@@ -12,6 +12,7 @@ Needs the site's tools (``pip install "mkdocs-material>=9.5" "mkdocstrings[pytho
 which is missing, without them.
 """
 
+import ast
 import functools
 import html.parser
 import importlib.util
@@ -28,6 +29,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "docs"))
+import results_page  # noqa: E402 - docs/results_page.py, the Benchmarks page's reader
+
 SCREENSHOTS = ROOT / "docs" / "screenshots"
 WIDTH = 1280
 # (file name, page, height): the pictures the test takes again on every run
@@ -64,7 +68,7 @@ def _missing_tools():
     return missing
 
 
-pytestmark = pytest.mark.skipif(
+needs_site = pytest.mark.skipif(
     bool(_missing_tools()), reason=f"the site check needs {', '.join(_missing_tools())}")
 
 
@@ -132,6 +136,7 @@ class _PageText(html.parser.HTMLParser):
             self.text.append(data)
 
 
+@needs_site
 def test_no_page_shows_a_sphinx_role_an_issue_number_or_an_empty_table(site):
     problems = []
     for page in _pages(site):
@@ -189,6 +194,7 @@ def _chromium(*args, timeout=60):
     return done.stdout
 
 
+@needs_site
 def test_every_page_fits_1280_px_in_a_browser(site, server):
     pages = [p.removesuffix("index.html") for p in _pages(site)]
     (site / "probe.html").write_text(PROBE % (json.dumps(pages), WIDTH), encoding="utf-8")
@@ -211,6 +217,7 @@ def test_every_page_fits_1280_px_in_a_browser(site, server):
     assert classifier["tables"] >= 2  # its Parameters and Attributes tables were rendered
 
 
+@needs_site
 @pytest.mark.parametrize("name,page,height", SHOTS, ids=[s[0] for s in SHOTS])
 def test_screenshots_are_taken_again(server, name, page, height):
     target = SCREENSHOTS / name
@@ -221,3 +228,61 @@ def test_screenshots_are_taken_again(server, name, page, height):
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     width, tall = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
     assert (width, tall) == (WIDTH, height)
+
+
+def test_benchmark_output_becomes_a_markdown_table():
+    output = """Solvers: odtree 0.1.0, pystreed 1.4.0
+
+Depth 2
+dataset               optimum      odtree    pystreed  odtree/pystreed
+------------------  ---------  ----------  ----------  ---------------
+anneal                    137     0.00214      0.0037             0.58
+zoo-1                       0     0.00284     0.00136             2.09
+------------------  ---------  ----------  ----------  ---------------
+geometric mean (n)                                          0.466 (23)
+Solved by no solver at depth 2: none"""
+    assert results_page.text_to_markdown(output) == "\n\n".join([
+        "```\nSolvers: odtree 0.1.0, pystreed 1.4.0\n\nDepth 2\n```",
+        "| dataset | optimum | odtree | pystreed | odtree/pystreed |\n|---|---|---|---|---|\n"
+        "| anneal | 137 | 0.00214 | 0.0037 | 0.58 |\n| zoo-1 | 0 | 0.00284 | 0.00136 | 2.09 |\n"
+        "| geometric mean (n) |  |  |  | 0.466 (23) |",
+        "```\nSolved by no solver at depth 2: none\n```"])
+
+
+def test_benchmark_sections_leave_the_history_out():
+    text = """# Benchmark results
+
+## A race (issue 3): `compare.py`
+
+What was measured.
+
+Faster than before this issue.
+
+- kept
+- the issue's target holds
+
+```
+a  b  c
+1  2  3
+4  5  6
+```
+
+## Next
+"""
+    assert results_page.results("A race", text) == (
+        "What was measured.\n\n- kept\n\n| a | b | c |\n|---|---|---|\n| 1 | 2 | 3 |\n"
+        "| 4 | 5 | 6 |")
+    with pytest.raises(ValueError, match="no section"):
+        results_page.results("No such race", text)
+    with pytest.raises(ValueError, match="names an issue"):
+        results_page.results("A race", text.replace("4  5  6", "4  5  issue 6"))
+
+
+def test_every_benchmark_section_the_page_shows_has_content():
+    page = (ROOT / "site_docs" / "benchmarks.md").read_text(encoding="utf-8")
+    headings = re.findall(r"^show\((.+)\)$", page, re.MULTILINE)
+    assert len(headings) >= 15
+    for heading in headings:
+        shown = results_page.results(ast.literal_eval(heading))
+        assert len(shown) > 100, heading
+        assert not re.search(r"\bissues?\b", shown, re.IGNORECASE), heading
