@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 from odtree import _serialize
 from odtree._binarizer import Binarizer
+from odtree._features import BinaryFeature
 from odtree._serialize import from_json, to_json
 from odtree._tree import Tree
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -112,12 +113,11 @@ def test_round_trip_keeps_params_fit_results_and_feature_names():
                  "n_cache_entries_", "n_features_in_"):
         assert getattr(copy, name) == getattr(model, name)
         assert type(getattr(copy, name)) is type(getattr(model, name))
-    # the copy keeps the binary feature its stump tests, not the others
     assert copy.binary_feature_names_.dtype == object
-    assert copy.binary_feature_names_.tolist() == model.binary_feature_names_[:1].tolist()
+    assert copy.binary_feature_names_.tolist() == model.binary_feature_names_.tolist()
     assert copy.feature_names_in_.tolist() == ["age", "colour"]
-    assert copy.binary_features_ == model.binary_features_[:1]
-    assert copy.binarizer_.features_ == model.binary_features_[:1]
+    assert copy.binary_features_ == model.binary_features_
+    assert copy.binarizer_.features_ == model.binary_features_
     np.testing.assert_array_equal(copy.tree_.value, model.tree_.value)
     np.testing.assert_array_equal(copy.predict(frame), model.predict(frame))
 
@@ -193,12 +193,13 @@ MALFORMED = {
     "class type tag": (edited(_set(["classes", "type"], "complex")), "type must be one of"),
     "class value type": (edited(_set(["classes", "values"], ["0", "1"])), "list of int"),
     "class dtype": (edited(_set(["classes", "dtype"], "<U1")), "cannot hold int"),
-    "feature column": (edited(_set(["binary_features", "column", 0], 5)), "reads column 5"),
-    "feature kind": (edited(_set(["binary_features", "kind", 0], "odd")), "binary_features"),
-    "feature arrays": (edited(lambda d: d["binary_features"]["kind"].pop()), "one length"),
-    "feature list": (edited(_set(["binary_features"], [])), "object of arrays"),
+    "feature column": (edited(_set(["binary_features", 0, "column"], 5)), "reads column 5"),
+    "feature kind": (edited(_set(["binary_features", 0, "kind"], "odd")), "binary_features"),
+    "feature holds": (edited(_set(["binary_features", 0, "holds"], [True])), "values"),
+    "empty run": (edited(_set(["binary_features", 0, "values"], [])), "non-empty list"),
+    "features not runs": (edited(_set(["binary_features"], {})), "list of runs"),
     "binarizer": (edited(_set(["binarizer", "column_kinds"], ["numeric"])), "invalid 'binarizer'"),
-    "binarizer features": (edited(_set(["binary_features", "kind", 0], "category")),
+    "binarizer features": (edited(_set(["binary_features", 0, "kind"], "category")),
                            "needs a categorical column"),
     "binarizer columns": (edited(_set(["binarizer", "column_kinds"], ["numeric"] * 4)),
                           "invalid 'binarizer'"),
@@ -276,17 +277,31 @@ def test_a_depth_3_model_is_written_compactly():
     X, y = load_breast_cancer(return_X_y=True, as_frame=True)
     model = OptimalTreeClassifier(max_depth=3).fit(X, y)
     text = to_json(model)
-    assert len(text) < 5000  # version 1 wrote 58 KB: 300 binary features, twice
+    assert len(text) < 10_000  # version 1 wrote 58 KB: 300 binary features, twice, as objects
     data = json.loads(text)
-    used = sorted(set(model.tree_.feature[~model.tree_.is_leaf_mask()].tolist()))
-    assert data["binary_features"]["column"] == [model.binary_features_[i].column for i in used]
-    assert set(data["binarizer"]) == {"params", "column_kinds"}  # no names twice
+    # one run of thresholds per column, names not repeated
+    assert [run["column"] for run in data["binary_features"]] == list(range(30))
+    assert all(set(run) == {"column", "kind", "values"} for run in data["binary_features"])
+    assert set(data["binarizer"]) == {"params", "column_kinds"}
+    assert text.count('"mean radius"') == 1
     copy = from_json(text)
     np.testing.assert_array_equal(copy.predict(X), model.predict(X))
     np.testing.assert_array_equal(copy.predict_proba(X), model.predict_proba(X))
     np.testing.assert_array_equal(copy.apply(X), model.apply(X))
-    assert copy.binary_features_ == [model.binary_features_[i] for i in used]
+    assert copy.binary_features_ == model.binary_features_
     assert to_json(copy) == text
+
+
+def test_runs_keep_holds_and_names_that_are_not_the_columns():
+    model = stump(X_NUM, Y_INT)
+    renamed = BinaryFeature(0, "age in years", "threshold", model.binary_features_[0].value,
+                            missing_holds=True)
+    model.binary_features_ = [renamed, *model.binary_features_[1:]]
+    runs = json.loads(to_json(model))["binary_features"]
+    assert runs[0] == {"column": 0, "kind": "threshold", "values": [renamed.value],
+                       "column_name": "age in years", "holds": [True]}
+    assert runs[1] == {"column": 0, "kind": "threshold", "values": runs[1]["values"]}
+    assert _serialize._decode_runs(runs, ["x0", "x1", "x2"]) == model.binary_features_
 
 
 @pytest.mark.parametrize("name", ["classifier", "quantile_regressor", "lpboost"])
@@ -308,6 +323,7 @@ def test_version_1_texts_still_load_and_predict_the_same(name):
     # written again, it is the compact version 2, which predicts the same
     again = json.loads(to_json(model))
     assert again["format_version"] == 2
+    assert from_json(json.dumps(again)).binary_features_ == model.binary_features_
     assert len(json.dumps(again)) < len(json.dumps(saved["model"]))
     np.testing.assert_array_equal(from_json(json.dumps(again)).predict(X), predicted)
 

@@ -10,20 +10,21 @@ The text is one JSON object::
                                 # are read as the heaviest class, ties by class_ranking)
      "n_features_in": 4, "feature_names_in": [...],
      "binarizer": {"params": {...}, "column_kinds": ["numeric", ...]},
-     "binary_features": {"column": [2, 3], "kind": ["threshold", "threshold"],
-                         "value": [2.45, 1.75]},
+     "binary_features": [{"column": 0, "kind": "threshold", "values": [5.05, 5.45]},
+                         {"column": 2, "kind": "category", "values": ["a", "b"]}, ...],
      "tree": {...Tree.to_dict()...},
      "objective": 3.0, "lower_bound": 3.0, "optimal": true, "status": "optimal",
      "fit_time": 0.01, "n_cache_entries": 120}
 
-It keeps what ``predict`` needs, once: only the binary features that the tree (or trees)
-test, in their order, as one array per field (``"missing_holds"`` only when a feature has
-one, ``"column_name"`` only when a name is not the column's), with the tree's ``feature``
-numbering them; the binarizer is its parameters and column kinds, its columns' names being
-``feature_names_in`` (it has its own ``"feature_names_in"`` only when they differ). A loaded
-model's ``binary_features_`` (and ``binarizer_.features_``) are therefore the features its
-tree tests; fitting it again computes them all anew. Version 1 texts (every binary feature,
-twice, as one object each) are still read.
+Everything is written once. The binary features (``binary_features_``, which the binarizer
+computes and the tree's ``feature`` numbers) are runs of consecutive features of one column
+and kind: the run's values (thresholds, categories; null for ``"binary"`` and ``"missing"``
+features), its ``"holds"`` (each feature's ``missing_holds``) only when one is set, and its
+``"column_name"`` only when that is not the column's name (``feature_names_in``, or x0, x1,
+...). The binarizer is its parameters and column kinds; its columns' names are
+``feature_names_in`` (it has its own ``"feature_names_in"`` only when they differ). Version
+1 texts (every binary feature twice, one object each: 58 KB for a depth-3 tree on 30
+columns) are still read.
 
 Forests have their own parts (see :mod:`odtree._serialize_forest`). ``classes`` is left out
 for regressors and ``feature_names_in`` when the model was fitted without
@@ -149,15 +150,12 @@ def to_json(model, *, indent=None) -> str:
     data["n_features_in"] = int(model.n_features_in_)
     if hasattr(model, "feature_names_in_"):
         data["feature_names_in"] = [str(name) for name in model.feature_names_in_]
-    quantile_trees = getattr(model, "quantiles", None) is not None and hasattr(model, "trees_")
-    trees = [model.tree_, *(model.trees_ if quantile_trees else [])]
-    parts, trees = encode_features(model, trees)
-    data.update(parts)
-    data["tree"] = trees[0]
+    data.update(encode_features(model))
+    data["tree"] = model.tree_.to_dict()
     for name, kind in _FIT_RESULTS.items():
         value = kind(getattr(model, name + "_"))
         data[name] = _encode_float(value) if kind is float else value
-    data.update(_own_parts(model, trees[1:]))
+    data.update(_own_parts(model))
     return json.dumps(data, indent=indent, allow_nan=False, default=_numpy_to_python)
 
 
@@ -171,33 +169,32 @@ def _decode_names(data, n_features_in: int) -> list[str] | None:
     return names
 
 
-def encode_features(model, trees) -> tuple[dict, list[dict]]:
-    """The ``"binarizer"`` and ``"binary_features"`` parts of a fitted ``model`` whose
-    ``trees`` test its binary features, keeping only the features they test, and each tree
-    as ``Tree.to_dict()`` with its ``feature`` numbering those."""
+def encode_features(model) -> dict:
+    """The ``"binarizer"`` and ``"binary_features"`` parts of a fitted ``model``: the
+    binarizer's parameters and column kinds, and the binary features as runs (see the module
+    docstring)."""
     from odtree._columns import column_names
 
-    used = sorted({int(f) for tree in trees for f in tree.feature[~tree.is_leaf_mask()]})
-    number = {old: new for new, old in enumerate(used)}
-    dicts = []
-    for tree in trees:
-        item = tree.to_dict()
-        item["feature"] = [number.get(f, f) for f in item["feature"]]  # leaves keep theirs
-        dicts.append(item)
     binarizer = model.binarizer_.to_dict()
     part = {"params": binarizer["params"], "column_kinds": binarizer["column_kinds"]}
     names = getattr(model, "feature_names_in_", None)
     if binarizer["feature_names_in"] != (None if names is None else [str(n) for n in names]):
         part["feature_names_in"] = binarizer["feature_names_in"]
-    features = [model.binary_features_[i].to_dict() for i in used]
-    columns = {key: [feature.get(key) for feature in features]
-               for key in ("column", "kind", "value", "missing_holds", "column_name")}
-    if all(holds is None for holds in columns["missing_holds"]):
-        del columns["missing_holds"]
     default = column_names(model.binarizer_)
-    if columns["column_name"] == [default[column] for column in columns["column"]]:
-        del columns["column_name"]
-    return {"binarizer": part, "binary_features": columns}, dicts
+    runs, keys = [], []
+    for feature in (feature.to_dict() for feature in model.binary_features_):
+        key = (feature["column"], feature["kind"], feature["column_name"])
+        if not keys or keys[-1] != key:
+            keys.append(key)
+            runs.append({"column": key[0], "kind": key[1], "values": []})
+            if key[2] != default[key[0]]:
+                runs[-1]["column_name"] = key[2]
+        runs[-1]["values"].append(feature["value"])
+        runs[-1].setdefault("holds", []).append(feature.get("missing_holds"))
+    for run in runs:
+        if all(holds is None for holds in run["holds"]):
+            del run["holds"]
+    return {"binarizer": part, "binary_features": runs}
 
 
 def decode_features(data, n_features_in: int) -> tuple:
@@ -215,8 +212,7 @@ def decode_features(data, n_features_in: int) -> tuple:
     part = _expect(data, "binarizer", dict)
     names = part.get("feature_names_in", data.get("feature_names_in"))
     default = [f"x{j}" for j in range(n_features_in)] if names is None else names
-    features = _decode("binary_features", _decode_feature_arrays, data["binary_features"],
-                       default)
+    features = _decode("binary_features", _decode_runs, data["binary_features"], default)
     _check_columns(features, n_features_in)
     binarizer = _decode("binarizer", _binarizer_from_dict, {
         **part, "n_features_in": n_features_in, "feature_names_in": names,
@@ -224,33 +220,34 @@ def decode_features(data, n_features_in: int) -> tuple:
     return binarizer, features
 
 
-def _decode_feature_arrays(columns, names) -> list[BinaryFeature]:
-    """Version 2's ``binary_features``: one array per field, names from the columns'."""
-    if not isinstance(columns, dict):
-        raise TypeError(f"expected an object of arrays, got {type(columns).__name__}")
-    n = len(columns["column"])
-    fields = {key: columns.get(key, [None] * n) for key in
-              ("column", "kind", "value", "missing_holds", "column_name")}
-    if any(not isinstance(values, list) or len(values) != n for values in fields.values()):
-        raise ValueError("the arrays of binary_features must be lists of one length")
-    for column in fields["column"]:
+def _decode_runs(runs, names) -> list[BinaryFeature]:
+    """Version 2's ``binary_features``: runs of features of one column and kind."""
+    if not isinstance(runs, list):
+        raise TypeError(f"expected a list of runs, got {type(runs).__name__}")
+    features = []
+    for run in runs:
+        column, values = run["column"], run["values"]
         if isinstance(column, bool) or not isinstance(column, int) or column < 0:
             raise ValueError(f"column {column!r} is not a column number")
         if column >= len(names):
             raise ValueError(f"binary feature reads column {column}, but the model has "
                              f"{len(names)} input columns")
-    if "column_name" not in columns:
-        fields["column_name"] = [names[column] for column in fields["column"]]
-    return [BinaryFeature.from_dict(dict(zip(fields, values, strict=True)))
-            for values in zip(*fields.values(), strict=True)]
+        holds = run.get("holds", [None] * len(values))
+        if not isinstance(values, list) or not values or len(holds) != len(values):
+            raise ValueError("a run needs a non-empty list of values (and of holds)")
+        name = run.get("column_name", names[column])
+        features += [BinaryFeature.from_dict({"column": column, "column_name": name,
+                                              "kind": run["kind"], "value": value,
+                                              "missing_holds": held})
+                     for value, held in zip(values, holds, strict=True)]
+    return features
 
 
-def _own_parts(model, quantile_trees) -> dict:
-    """The parts of the text that only some estimators have (see the module docstring);
-    ``quantile_trees`` are the ``trees_`` of a regressor with quantiles, as dicts."""
+def _own_parts(model) -> dict:
+    """The parts of the text that only some estimators have (see the module docstring)."""
     parts = {}
-    if quantile_trees:
-        parts["trees"] = quantile_trees
+    if getattr(model, "quantiles", None) is not None and hasattr(model, "trees_"):  # as predict
+        parts["trees"] = [tree.to_dict() for tree in model.trees_]
         parts["objectives"] = [_encode_float(float(value)) for value in model.objectives_]
     if hasattr(model, "cluster_centers_"):
         parts["clusters"] = {"cluster_of": model._cluster_of.tolist(),

@@ -12,8 +12,6 @@ forest and its trees under ``"members"``::
      "estimator_weights": [...], "margins": [...], "objective": 1.5, "lower_bound": 1.5,
      "upper_bound": 1.5, "optimal": true, "n_iter": 7, "fit_time": 0.2,
      "log": [[seconds, objective, edge, added, proven], ...]}
-
-The binary features are those some member tests, written as for a single tree.
 """
 
 from __future__ import annotations
@@ -57,10 +55,8 @@ def forest_to_json(model, indent=None) -> str:
                    for name, value in template.get_params(deep=False).items()}}
     if hasattr(model, "feature_names_in_"):
         data["feature_names_in"] = [str(name) for name in model.feature_names_in_]
-    parts, trees = base.encode_features(model, [member.tree_ for member in model.estimators_])
-    data.update(parts)
-    data["members"] = [_member_to_dict(member, tree)
-                       for member, tree in zip(model.estimators_, trees, strict=True)]
+    data.update(base.encode_features(model))
+    data["members"] = [_member_to_dict(member) for member in model.estimators_]
     data["estimator_weights"] = model.estimator_weights_.tolist()
     data["margins"] = model.margins_.tolist()
     for name, kind in _FOREST_RESULTS.items():
@@ -73,8 +69,9 @@ def forest_to_json(model, indent=None) -> str:
     return json.dumps(data, indent=indent, allow_nan=False, default=base._numpy_to_python)
 
 
-def _member_to_dict(member, tree: dict) -> dict:
-    item = {"tree": tree, "node_classes": [int(c) for c in member.node_classes_]}
+def _member_to_dict(member) -> dict:
+    item = {"tree": member.tree_.to_dict(),
+            "node_classes": [int(c) for c in member.node_classes_]}
     for name, kind in _MEMBER_RESULTS.items():
         value = kind(getattr(member, name + "_"))
         item[name] = base._encode_float(value) if kind is float else value
