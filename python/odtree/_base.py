@@ -23,11 +23,11 @@ from sklearn.utils.validation import (
 )
 
 from ._binarizer import MISSING_ADVICE, NUMERIC_DTYPES, Binarizer, missing_values_hint
+from ._constraints import constraint_settings
 from ._interrupts import note_interrupt
 from ._registry import register
 from ._solver import Solution, Solver
 from ._tree import Tree
-from ._constraints import constraint_settings
 from ._warn import warn
 from .exceptions import InfeasibleWarning, NotOptimalWarning
 
