@@ -235,7 +235,7 @@ def plot_tree(model, *, max_depth=None, feature_names=None, class_names=None, la
     None and the current figure holds nothing else, the figure is sized to the tree (it grows,
     never shrinks): wide enough for the labels of every level side by side and tall enough
     for the levels one above the other at a readable text size (9 points: 12 pixels at 100
-    dpi), so that a deep tree stays legible when saved. The keyword arguments are
+    dpi, up to 100 inches a side), so that a deep tree stays legible when saved. The keyword arguments are
     scikit-learn's (``sklearn.tree.plot_tree``); only some defaults differ.
 
     Parameters
@@ -334,8 +334,9 @@ _TRUE_ALONG = 0.4
 
 #: Text size (points) of the node labels that plot_tree sizes a figure it was not given for.
 _COMFORTABLE = 9.0
-#: The largest side (inches) plot_tree gives a figure: 30,000 pixels at 100 dpi.
-_LARGEST = 300.0
+#: The largest side (inches) plot_tree gives a figure: 10,000 pixels at 100 dpi (a wider tree
+#: gets smaller text).
+_LARGEST = 100.0
 #: Space (in text heights) between two labels side by side, and between two levels.
 _GAP = 1.0
 
