@@ -235,8 +235,8 @@ def plot_tree(model, *, max_depth=None, feature_names=None, class_names=None, la
     None and the current figure holds nothing else, the figure is sized to the tree (it grows,
     never shrinks): wide enough for the labels of every level side by side and tall enough
     for the levels one above the other at a readable text size (9 points: 12 pixels at 100
-    dpi, up to 100 inches a side), so that a deep tree stays legible when saved. The keyword arguments are
-    scikit-learn's (``sklearn.tree.plot_tree``); only some defaults differ.
+    dpi; up to 100 inches a side), so that a deep tree stays legible when saved. The keyword
+    arguments are scikit-learn's (``sklearn.tree.plot_tree``); only some defaults differ.
 
     Parameters
     ----------
