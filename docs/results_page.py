@@ -9,7 +9,7 @@ sideways-scrolling box. So :func:`results`
 * leaves out the paragraphs and list items that refer to an issue (a table that does is an
   error, so that the build fails rather than drop figures), and
 * turns each column-aligned table inside an output block into a Markdown table, whose cells
-  wrap; the lines around it stay monospaced.
+  wrap, and the lines around it into paragraphs, a line each, that wrap too.
 
 Examples
 --------
@@ -18,9 +18,7 @@ Examples
 ... ---------  --------  ----------  -----
 ... anneal      0.00214      0.0037   0.58
 ... audiology   0.00397     0.00614  0.647'''))
-```
 Depth 2
-```
 <BLANKLINE>
 | dataset | odtree | pystreed | ratio |
 |---|---|---|---|
@@ -80,7 +78,7 @@ def _blocks(body: str) -> list[str]:
 
 def text_to_markdown(output: str) -> str:
     """A program's output: its column-aligned tables (and Markdown tables) as Markdown tables,
-    every other run of lines as a code block."""
+    every other run of lines as paragraphs of literal lines."""
     lines = output.rstrip("\n").split("\n")
     parts, text, i = [], [], 0
     while i < len(lines):
@@ -103,11 +101,18 @@ def text_to_markdown(output: str) -> str:
 
 
 def _flush(parts: list[str], text: list[str]) -> list[str]:
-    while text and not text[-1].strip():
-        text = text[:-1]
-    while text and not text[0].strip():
-        text = text[1:]
-    return parts + (["```\n" + "\n".join(text) + "\n```"] if text else [])
+    """``parts`` and then the lines of ``text`` as paragraphs (blank lines part them), each
+    line on its own and taken literally, so that long lines wrap instead of scrolling."""
+    paragraphs = "\n".join(text).strip("\n").split("\n\n")
+    return parts + ["<br>\n".join(_literal(line) for line in paragraph.split("\n"))
+                    for paragraph in paragraphs if paragraph.strip()]
+
+
+def _literal(line: str) -> str:
+    """``line`` escaped so that Markdown shows it as it is."""
+    line = line.strip().replace("&", "&amp;").replace("<", "&lt;")
+    line = re.sub(r"([\\`*_{}\[\]()#+!|>-])", r"\\\1", line)
+    return re.sub(r"^(\d+)\. ", r"\1\\. ", line)  # not an ordered list
 
 
 def _cells(line: str) -> list[str]:

@@ -242,11 +242,14 @@ zoo-1                       0     0.00284     0.00136             2.09
 geometric mean (n)                                          0.466 (23)
 Solved by no solver at depth 2: none"""
     assert results_page.text_to_markdown(output) == "\n\n".join([
-        "```\nSolvers: odtree 0.1.0, pystreed 1.4.0\n\nDepth 2\n```",
+        "Solvers: odtree 0.1.0, pystreed 1.4.0", "Depth 2",
         "| dataset | optimum | odtree | pystreed | odtree/pystreed |\n|---|---|---|---|---|\n"
         "| anneal | 137 | 0.00214 | 0.0037 | 0.58 |\n| zoo-1 | 0 | 0.00284 | 0.00136 | 2.09 |\n"
         "| geometric mean (n) |  |  |  | 0.466 (23) |",
-        "```\nSolved by no solver at depth 2: none\n```"])
+        "Solved by no solver at depth 2: none"])
+    # the other lines are shown literally: no emphasis, list or HTML
+    assert results_page.text_to_markdown("1. a_b *c* <d>\nnext") == (
+        "1\\. a\\_b \\*c\\* &lt;d\\><br>\nnext")
 
 
 def test_benchmark_sections_leave_the_history_out():
