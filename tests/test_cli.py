@@ -350,3 +350,10 @@ def test_a_text_target_for_regression_suggests_classification(capsys, tmp_path):
     code, out, err = run(capsys, "fit", str(path), "--target", "label", "--task", "regression")
     assert code == 2 and out == ""
     assert "leave out --task regression" in err and "'yes'" in err
+
+
+def test_a_column_named_like_a_parameter_keeps_its_name():
+    from odtree.cli import _in_flags
+
+    said = _in_flags("column 'missing' has missing values; pass missing='split'")
+    assert said == "column 'missing' has missing values; use --missing split"

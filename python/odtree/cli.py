@@ -358,9 +358,9 @@ _NAME = "|".join(sorted(_FLAGS, key=len, reverse=True))
 _PARAMETER_CHECK = re.compile(rf"\bThe '({_NAME})' parameter of \w+ must")
 #: A Python keyword argument: ``missing='split'``, ``max_depth=None``.
 _KEYWORD = re.compile(rf"\b(?:pass )?({_NAME})=('[^']*'|\"[^\"]*\"|[^\s,;:)]+)")
-#: A parameter named alone, quoted or not; the names without ``_`` are English words too
-#: ("missing values", "its thresholds"), so only the quoted ones are read as parameters.
-_BARE = re.compile(rf"'({_NAME})'|\b({'|'.join(name for name in _FLAGS if '_' in name)})\b")
+#: A parameter named alone, quoted or not: only the names with ``_``, as the others are words
+#: too ("missing values", "its thresholds", a column named 'missing').
+_BARE = re.compile(rf"'?\b({'|'.join(name for name in _FLAGS if '_' in name)})\b'?")
 
 
 def _in_flags(message: str, model=None, command="fit") -> str:
@@ -388,7 +388,7 @@ def _in_flags(message: str, model=None, command="fit") -> str:
 
     message = _PARAMETER_CHECK.sub(lambda match: f"{_FLAGS[match[1]]} must", message)
     message = _KEYWORD.sub(keyword, message)
-    message = _BARE.sub(lambda match: _FLAGS[match[1] or match[2]], message)
+    message = _BARE.sub(lambda match: _FLAGS[match[1]], message)
     kind = type(model).__name__
     if "label type: continuous" in message and kind.endswith("Classifier"):
         message = ("the target column holds continuous values, which a classification tree "
