@@ -289,3 +289,19 @@ def test_every_benchmark_section_the_page_shows_has_content():
         shown = results_page.results(ast.literal_eval(heading))
         assert len(shown) > 100, heading
         assert not re.search(r"\bissues?\b", shown, re.IGNORECASE), heading
+
+
+def test_the_guide_lists_every_classifier_parameter_with_its_default():
+    import inspect
+
+    from odtree import OptimalTreeClassifier
+
+    guide = (ROOT / "docs" / "guide.md").read_text(encoding="utf-8")
+    table = guide.split("### Parameters", 1)[1].split("\n### ", 1)[0]
+    rows = dict(re.findall(r"^\| `(\w+)` \| ([^|]+) \|", table, re.MULTILINE))
+    signature = inspect.signature(OptimalTreeClassifier).parameters
+    assert sorted(rows) == sorted(signature), "the guide's table and the signature differ"
+    for name, written in rows.items():
+        default = signature[name].default
+        shown = f'`"{default}"`' if isinstance(default, str) else str(default)
+        assert written.strip() == shown, f"{name}: the guide says {written.strip()}"
