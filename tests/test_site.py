@@ -46,6 +46,8 @@ SHOTS = [
 # a Sphinx role as Markdown leaves it (":class:" then the name), not Rust's "crate::data::X"
 LITERAL_ROLE = re.compile(
     r"(?<![:\w]):(?:py:)?(?:class|func|meth|attr|mod|data|obj|exc|const|ref|term):(?!:)")
+# reStructuredText's ``literal`` that Markdown left as it is (in a type, for example)
+RST_LITERAL = re.compile(r"``\w[^`]*``")
 # the development history's "issue 12": the site describes results by what they measure
 ISSUE = re.compile(r"\bissues? \d+", re.IGNORECASE)
 
@@ -137,7 +139,7 @@ class _PageText(html.parser.HTMLParser):
 
 
 @needs_site
-def test_no_page_shows_a_sphinx_role_an_issue_number_or_an_empty_table(site):
+def test_no_page_shows_a_role_a_literal_an_issue_number_or_an_empty_table(site):
     problems = []
     for page in _pages(site):
         parsed = _PageText()
@@ -145,6 +147,8 @@ def test_no_page_shows_a_sphinx_role_an_issue_number_or_an_empty_table(site):
         text = "".join(parsed.text)
         for match in LITERAL_ROLE.finditer(text):
             problems.append(f"{page}: literal role {text[match.start():match.end() + 40]!r}")
+        for match in RST_LITERAL.finditer(text):
+            problems.append(f"{page}: literal {match.group()!r}")
         for match in ISSUE.finditer(text):
             problems.append(f"{page}: cites {text[max(match.start() - 40, 0):match.end()]!r}")
         problems += [f"{page}: table {i} has no body row"

@@ -202,8 +202,9 @@ class _OptimalBoosting(ClassifierMixin, BinarizedModel, BaseEstimator):
 
         Returns
         -------
-        ndarray of shape (n_samples,) for two classes (the vote for ``classes_[1]`` less the
-        vote for ``classes_[0]``: the normalised margin), else (n_samples, n_classes)
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            With two classes, the vote for ``classes_[1]`` less the vote for ``classes_[0]``
+            (the normalised margin); with more, each class's share of the vote.
         """
         shares = self.predict_proba(X)
         return shares[:, 1] - shares[:, 0] if len(self.classes_) == 2 else shares
