@@ -35,7 +35,9 @@ def assert_valid_incumbent(model, X, y, max_depth):
 
 @pytest.mark.parametrize("name, search, cache", [
     ("pendigits", "murtree", "trie"),
-    ("ionosphere", "murtree", "hash"),
+    # ionosphere has a perfect depth-5 tree, which MurTree's lookahead finds in 0.2 s: that
+    # fit is optimal at once (tests/test_proven_optimum.py)
+    ("german-credit", "murtree", "hash"),
     ("ionosphere", "dl85", "trie"),
 ])
 def test_time_limit_returns_best_tree_so_far(load, name, search, cache):
