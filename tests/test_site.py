@@ -157,6 +157,32 @@ def test_no_page_shows_a_role_a_literal_an_issue_number_or_an_empty_table(site):
     assert not problems, "\n".join(problems)
 
 
+@needs_site
+def test_api_pages_show_each_parameter_default_of_the_signature(site):
+    import importlib
+    import inspect
+
+    checked = 0
+    for page in sorted((site / "estimators").rglob("index.html")):
+        text = page.read_text(encoding="utf-8")
+        parts = re.split(r'<h2 id="(odtree\.[\w.]+)"', text)
+        for path, section in zip(parts[1::2], parts[2::2], strict=True):
+            module, name = path.rsplit(".", 1)
+            signature = inspect.signature(getattr(importlib.import_module(module), name))
+            tables = re.findall(r"<table>.*?</table>", section.split('<h2 id="', 1)[0], re.S)
+            table = next((t for t in tables if "PARAMETER</span></th>" in t), "")
+            for row in re.findall(r'<tr class="doc-section-item">(.*?)</tr>', table, re.S):
+                param = re.search(r"<code>(\w+)</code>", row).group(1)
+                default = re.search(r'doc-param-default">.*?<code>(.*?)</code>', row, re.S)
+                shown = html.unescape(re.sub(r"<[^>]+>", "", default.group(1))) if default \
+                    else None
+                real = signature.parameters[param].default
+                expected = None if real is inspect.Parameter.empty else repr(real)
+                assert shown == expected, f"{path}({param}=...): the page says {shown}"
+                checked += 1
+    assert checked > 100
+
+
 # Loads each page in a 1280 px wide frame of the same origin and writes what it measured into
 # the probe page's <pre>, which chromium --dump-dom prints once the virtual time is up.
 PROBE = r"""<!doctype html><html><body><pre id="out">[]</pre><script>
