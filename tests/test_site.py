@@ -1,15 +1,17 @@
 """The documentation site, built strictly and looked at in a real browser (headless Chromium).
 
 The site is built with ``mkdocs build --strict`` into a temporary folder and served on
-localhost. Every page is checked for Sphinx roles shown literally (``:class:`` and the like)
-and for tables without a body row; headless Chromium then loads every page in a 1280 px wide
-frame and reports whether the page or any table is wider than its room, and takes the
-screenshots in ``docs/screenshots/`` again (front page, quick start, the
-OptimalTreeClassifier page, the benchmarks page and the Trees page).
+localhost. Every page is checked for Sphinx roles or reStructuredText literals shown as they
+are (``:class:`` and the like), for "issue N" references and for tables without a body row,
+and every parameter default on the API pages against the signature; headless Chromium then
+loads every page in a 1280 px wide frame and reports whether the page or any table is wider
+than its room, and takes the screenshots in ``docs/screenshots/`` again (front page, quick
+start, the OptimalTreeClassifier page, the benchmarks page and the Trees page).
 
 Needs the site's tools (``pip install "mkdocs-material>=9.5" "mkdocstrings[python]>=0.26"
-"markdown-exec>=1.9"``) and Chromium (Debian: ``apt-get install chromium``); skips, saying
-which is missing, without them.
+"markdown-exec>=1.9"``) and Chromium (Debian: ``apt-get install chromium``); those tests skip,
+saying which is missing, without them. The tests of the Benchmarks page's reader
+(``docs/results_page.py``) and of the guide's parameter table need neither.
 """
 
 import ast
