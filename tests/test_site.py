@@ -9,9 +9,10 @@ than its room, and takes the screenshots in ``docs/screenshots/`` again (front p
 start, the OptimalTreeClassifier page, the benchmarks page and the Trees page).
 
 Needs the site's tools (``pip install "mkdocs-material>=9.5" "mkdocstrings[python]>=0.26"
-"markdown-exec>=1.9"``) and Chromium (Debian: ``apt-get install chromium``); those tests skip,
-saying which is missing, without them. The tests of the Benchmarks page's reader
-(``docs/results_page.py``) and of the guide's parameter table need neither.
+"markdown-exec>=1.9"``) and, for the browser, Chromium (Debian: ``apt-get install
+chromium``); those tests skip, saying which is missing, without them. The tests of the
+Benchmarks page's reader (``docs/results_page.py``) and of the guide's parameter table need
+neither.
 """
 
 import ast
@@ -62,18 +63,21 @@ def _browser():
     return None
 
 
-def _missing_tools():
+def _missing_tools(browser=False):
     missing = [pkg for pkg, module in [("mkdocs-material", "material"), ("mkdocs", "mkdocs"),
                                        ("mkdocstrings[python]", "mkdocstrings_handlers"),
                                        ("markdown-exec", "markdown_exec")]
                if importlib.util.find_spec(module) is None]
-    if _browser() is None:
+    if browser and _browser() is None:
         missing.append("chromium (apt-get install chromium)")
     return missing
 
 
 needs_site = pytest.mark.skipif(
     bool(_missing_tools()), reason=f"the site check needs {', '.join(_missing_tools())}")
+needs_browser = pytest.mark.skipif(
+    bool(_missing_tools(browser=True)),
+    reason=f"the browser check needs {', '.join(_missing_tools(browser=True))}")
 
 
 @pytest.fixture(scope="module")
@@ -226,7 +230,7 @@ def _chromium(*args, timeout=60):
     return done.stdout
 
 
-@needs_site
+@needs_browser
 def test_every_page_fits_1280_px_in_a_browser(site, server):
     pages = [p.removesuffix("index.html") for p in _pages(site)]
     (site / "probe.html").write_text(PROBE % (json.dumps(pages), WIDTH), encoding="utf-8")
@@ -249,7 +253,7 @@ def test_every_page_fits_1280_px_in_a_browser(site, server):
     assert classifier["tables"] >= 2  # its Parameters and Attributes tables were rendered
 
 
-@needs_site
+@needs_browser
 @pytest.mark.parametrize("name,page,height", SHOTS, ids=[s[0] for s in SHOTS])
 def test_screenshots_are_taken_again(server, name, page, height):
     target = SCREENSHOTS / name
