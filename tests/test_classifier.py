@@ -67,7 +67,8 @@ def test_default_parameters():
         "criterion": "misclassification",
         "class_weight": None, "cost_matrix": None,
         "fast_error_function": None, "error_function": None, "anytime": None, "verbose": 0,
-        "callback": None,
+        "callback": None, "min_samples_split": 2, "min_weight_fraction_leaf": 0.0,
+        "monotonic_cst": None,
     }
     with pytest.raises(TypeError):
         OptimalTreeClassifier(3, 1, None, None, "dl85")  # search is keyword-only

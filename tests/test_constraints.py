@@ -8,7 +8,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from odtree import OptimalTreeClassifier, OptimalTreeRegressor, Solver
+from odtree import (
+    GreedyTreeClassifier,
+    OptimalTreeClassifier,
+    OptimalTreeCV,
+    OptimalTreeRegressor,
+    Solver,
+)
 from sklearn.exceptions import NotFittedError
 
 
@@ -326,3 +332,42 @@ def test_monotonic_cst_refuses_categorical_and_missing_columns():
     X = np.array([[np.nan], [1.0], [2.0], [3.0], [4.0], [5.0]])
     with pytest.raises(ValueError, match="missing values"):
         OptimalTreeClassifier(monotonic_cst=[1], missing="split").fit(X, y)
+
+
+@settings(max_examples=30, deadline=None)
+@given(tiny_data(n_features=3), st.sampled_from([0.1, 0.2, 0.35]))
+def test_greedy_min_weight_fraction_leaf_holds_and_weights_are_copies(data, fraction):
+    X, y, weight = data
+    if len(np.unique(y[weight > 0])) < 2:
+        return
+    weighted = GreedyTreeClassifier(min_cases=1, min_weight_fraction_leaf=fraction).fit(
+        X, y, sample_weight=weight)
+    leaves = weighted.tree_.children_left < 0
+    if weighted.tree_.node_count > 1:
+        least = fraction * weight.sum()
+        assert np.all(weighted.tree_.weighted_n_node_samples[leaves] >= least * (1 - 1e-9))
+    copies = weight.astype(int)
+    repeated = GreedyTreeClassifier(min_cases=1, min_weight_fraction_leaf=fraction).fit(
+        X.repeat(copies, axis=0), y.repeat(copies))
+    grid = np.array(list(itertools.product((0, 1), repeat=3)))
+    assert np.array_equal(weighted.predict(grid), repeated.predict(grid))
+
+
+def test_optimal_tree_cv_passes_the_constraints_through():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(120, 3))
+    y = ((X[:, 0] - X[:, 1] + 0.7 * rng.normal(size=120)) > 0).astype(int)
+    template = OptimalTreeClassifier(monotonic_cst=[1, -1, 0], min_samples_split=10,
+                                     min_weight_fraction_leaf=0.05)
+    model = OptimalTreeCV(depths=(1, 2, 3), cv=3, estimator=template).fit(X, y)
+    best = model.best_estimator_
+    assert best.monotonic_cst == [1, -1, 0]
+    grid = np.linspace(-3, 3, 41)
+    for column, sign in ((0, 1), (1, -1)):
+        rows = np.zeros((len(grid), 3))
+        rows[:, column] = grid
+        assert np.all(np.diff(model.predict(rows)) * sign >= 0)
+    tree = best.tree_
+    leaves = tree.children_left < 0
+    assert np.all(tree.weighted_n_node_samples[leaves] >= 0.05 * 120 - 1e-9)
+    assert np.all(tree.n_node_samples[~leaves] >= 10)

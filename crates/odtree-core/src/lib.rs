@@ -33,6 +33,8 @@ pub mod tree;
 #[cfg(test)]
 mod oracle;
 #[cfg(test)]
+mod oracle_constraints;
+#[cfg(test)]
 mod oracle_metrics;
 #[cfg(test)]
 mod oracle_objectives;

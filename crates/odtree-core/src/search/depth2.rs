@@ -78,6 +78,10 @@ pub(crate) struct Rules<'a, O> {
     pub objective: &'a O,
     pub statistics: Statistics<'a>,
     pub min_samples_leaf: u32,
+    /// A child of the root splits only if it holds at least this many rows.
+    pub min_samples_split: u32,
+    /// Each leaf weighs at least this much (0: no limit).
+    pub min_leaf_weight: f64,
     pub tolerance: f64,
     /// Whether pair counts may be updated by row differences.
     pub incremental: bool,
@@ -247,7 +251,10 @@ impl<C: Cost> Depth2<C> {
             .extend((0..n).map(|j| (both[j * n + j], ones[j * n + j])));
         let total = node.rows as i32;
         let total1 = (node.stats[1] / weight).round() as i32;
-        let m = rules.min_samples_leaf as i32;
+        // a leaf of uniform weight rows weighs enough with enough rows
+        let heavy = (rules.min_leaf_weight / weight * (1.0 - 1e-12)).ceil();
+        let m = (rules.min_samples_leaf as i32).max(heavy.min(i32::MAX as f64) as i32);
+        let min_split = rules.min_samples_split as i32;
         self.split_errors.clear();
         for &i in node.candidates {
             if budget.exhausted(false) {
@@ -255,8 +262,17 @@ impl<C: Cost> Depth2<C> {
             }
             let i = i as usize;
             let row = (&both[i * n..(i + 1) * n], &ones[i * n..(i + 1) * n]);
-            self.split_errors
-                .push(best_child_splits(row, &self.singles, (total, total1), i, m));
+            let (mut left, mut right) =
+                best_child_splits(row, &self.singles, (total, total1), i, m);
+            // a child of too few rows stays a leaf
+            let right_rows = self.singles[i].0;
+            if total - right_rows < min_split {
+                left = i32::MAX;
+            }
+            if right_rows < min_split {
+                right = i32::MAX;
+            }
+            self.split_errors.push((left, right));
         }
         let errors = |rows: i32, class1: i32| (rows - class1).min(class1);
         let leaf = C::leaf(per_leaf);
@@ -456,6 +472,8 @@ mod tests {
             objective,
             statistics: objective.statistics(data, weights),
             min_samples_leaf: 1,
+            min_samples_split: 2,
+            min_leaf_weight: 0.0,
             tolerance: 0.0,
             incremental: false,
             costly: false,

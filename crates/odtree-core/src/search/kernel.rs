@@ -68,12 +68,12 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
         let cover = Cover::new(weights.support());
         let capabilities = objective.capabilities();
         let statistics = objective.statistics(data, weights);
-        // the depth-2 solver and the similarity bound know of no constraint but the least rows
-        // of a leaf (and the bound not even of that)
+        // the depth-2 solver knows of no monotonicity constraint, and the similarity bound of
+        // no constraint at all
         let use_depth2 = config.depth2_solver
             && capabilities.depth2
             && statistics.additive()
-            && !config.constrained();
+            && !config.is_monotonic();
         let use_similarity = config.similarity_bound
             && capabilities.similarity_bound
             && config.min_samples_leaf == 1
@@ -303,6 +303,8 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
             objective: self.objective,
             statistics: self.statistics,
             min_samples_leaf: self.config.min_samples_leaf,
+            min_samples_split: self.config.min_samples_split,
+            min_leaf_weight: self.config.min_leaf_weight,
             tolerance: self.tolerance,
             incremental: self.config.incremental_counting,
             costly: self.objective.costly(),

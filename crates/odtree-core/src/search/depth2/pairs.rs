@@ -286,9 +286,36 @@ impl<C: Cost> Depth2<C> {
         ];
         let m = rules.min_samples_leaf;
         let tol = rules.tolerance;
+        // the cells' weights, when a least leaf weight needs them
+        let mut weight = [f64::INFINITY; 4];
+        if rules.min_leaf_weight > 0.0 {
+            for (cell, w) in weight.iter_mut().enumerate() {
+                *w = if len == 2 {
+                    let at = |c: usize| match cell {
+                        0 => s[c] - si[c] - sj[c] + pair[c],
+                        1 => sj[c] - pair[c],
+                        2 => si[c] - pair[c],
+                        _ => pair[c],
+                    };
+                    rules.statistics.weight(&[at(0), at(1)])
+                } else {
+                    rules
+                        .statistics
+                        .weight(&self.cells[cell * len..(cell + 1) * len])
+                };
+            }
+        }
+        let least = rules.min_leaf_weight * (1.0 - 1e-12);
+        let min_split = rules.min_samples_split;
         let relax = |slot: &mut (C, Option<u32>), a: usize, b: usize, feature: usize| {
             let split = C::leaf(cost[a]) + C::leaf(cost[b]);
-            if rows[a] >= m && rows[b] >= m && split.below(slot.0, tol) {
+            if rows[a] >= m
+                && rows[b] >= m
+                && rows[a] + rows[b] >= min_split
+                && weight[a] >= least
+                && weight[b] >= least
+                && split.below(slot.0, tol)
+            {
                 *slot = (split, Some(feature as u32));
             }
         };
