@@ -138,6 +138,11 @@ impl Solver {
         budget: Budget,
     ) -> Result<Solution> {
         config.validate()?;
+        if config.is_monotonic() {
+            return Err(OdtError::InvalidParameter(
+                "the greedy tree takes no monotonic constraints".into(),
+            ));
+        }
         let start = Instant::now();
         let weights = Weights::new(weights, self.data.n_rows())?;
         let objective = Penalised::new(self.misclassification(&weights), config.leaf_penalty);

@@ -10,7 +10,8 @@ impl<I: KeyIndex, O: Objective, C: Cost> Kernel<'_, I, O, C> {
     /// What the cache already proves about `child`: its cost if solved, else its lower bound
     /// (its exact leaf cost when only a leaf fits).
     pub(super) fn known_bound(&mut self, child: &Child<C>) -> C {
-        if child.limits.is_leaf() {
+        // a child whose leaves must all predict one class is its leaf (see `solve`)
+        if child.limits.is_leaf() || self.lane_label(child.limits.lane).is_some() {
             return child.leaf_cost;
         }
         let known = self

@@ -90,6 +90,10 @@ pub(super) fn grow<I: KeyIndex, O: Objective, C: Cost>(
         if costly && kernel.budget.exhausted(true) {
             break;
         }
+        // a tree that never splits on a monotonicity-constrained feature satisfies it
+        if kernel.monotonic && kernel.config.monotonic.get(f as usize) != Some(&0) {
+            continue;
+        }
         let slot = f as usize * len..(f as usize + 1) * len;
         let positive = &level.positive[slot.clone()];
         if kernel.statistics.additive() {

@@ -32,12 +32,7 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
         stats: &[f64],
         rows: u32,
     ) -> Option<(C, Tree)> {
-        // the greedy trees know of no monotonicity constraint
-        if !self.config.incumbent
-            || self.config.max_nodes.is_some()
-            || self.config.is_monotonic()
-            || limits.is_leaf()
-        {
+        if !self.config.incumbent || self.config.max_nodes.is_some() || limits.is_leaf() {
             return None;
         }
         let mut criteria = vec![Criterion::Objective];
@@ -125,12 +120,11 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
             .find(self.key())
             .and_then(|id| self.cache.known(id, ahead).solution)
             .and_then(|(_, decision)| match decision {
-                Decision::Split { feature, .. } | Decision::Terminal { feature, .. } => {
-                    Some(feature)
-                }
+                Decision::Split { feature, lanes, .. } => Some((feature, lanes)),
+                Decision::Terminal { feature, .. } => Some((feature, None)),
                 Decision::Leaf | Decision::Unsolved => None,
             });
-        let Some(feature) = root else {
+        let Some((feature, lanes)) = root else {
             builder.leaf(stats, rows);
             return;
         };
@@ -142,7 +136,14 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
             self.push(test);
             let mut child = vec![0.0; stats.len()];
             let child_rows = self.statistics.count(&self.cover, None, &mut child);
-            self.lookahead(builder, depth - 1, horizon, &child, child_rows);
+            // a child a monotonicity constraint restricts to one class is that class's leaf
+            let lane = lanes.map_or(0, |lanes| u32::from(lanes[value as usize]));
+            match self.lane_label(lane) {
+                Some(label) => {
+                    builder.leaf_as(&child, child_rows, Some(label));
+                }
+                None => self.lookahead(builder, depth - 1, horizon, &child, child_rows),
+            }
             self.pop(test);
         }
         builder.close(node, kids);

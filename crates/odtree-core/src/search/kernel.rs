@@ -68,12 +68,9 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
         let cover = Cover::new(weights.support());
         let capabilities = objective.capabilities();
         let statistics = objective.statistics(data, weights);
-        // the depth-2 solver knows of no monotonicity constraint, and the similarity bound of
-        // no constraint at all
-        let use_depth2 = config.depth2_solver
-            && capabilities.depth2
-            && statistics.additive()
-            && !config.is_monotonic();
+        // the depth-2 solver knows of no monotonicity constraint (see `depth2_applies`), and
+        // the similarity bound of no constraint at all
+        let use_depth2 = config.depth2_solver && capabilities.depth2 && statistics.additive();
         let use_similarity = config.similarity_bound
             && capabilities.similarity_bound
             && config.min_samples_leaf == 1
@@ -243,6 +240,19 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
             -1 => ([[0, 1], [2, 0]], 2),
             _ => ([[lane, lane], [lane, lane]], 1),
         }
+    }
+
+    /// Whether the depth-2 solver may solve the current node, whose candidate splits `level`
+    /// lists, within `limits`: it knows of no monotonicity constraint, so under one only a
+    /// node that allows either class and whose candidates are all unconstrained (as are its
+    /// children's, a subset of them).
+    pub(super) fn depth2_applies(&self, level: &Level, limits: Limits) -> bool {
+        !self.monotonic
+            || (limits.lane == 0
+                && level
+                    .candidates
+                    .iter()
+                    .all(|&f| self.config.monotonic[f as usize] == 0))
     }
 
     /// The cache key of the current node.

@@ -284,7 +284,8 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
     fn solve(&mut self, limits: Limits, ub: C, stats: &[f64], rows: u32) -> Outcome<C> {
         let leaf = self.lane_leaf(limits.lane, stats);
         let leaf_cost = C::leaf(leaf.cost);
-        if limits.is_leaf() && !self.cache_leaves {
+        // a subtree whose leaves must all predict one class costs no less than its leaf
+        if (limits.is_leaf() && !self.cache_leaves) || self.lane_label(limits.lane).is_some() {
             return Outcome::Solved(leaf_cost, 0);
         }
         if let Some(useful) = self.useful_limits(limits, ub) {
@@ -320,7 +321,8 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
         let depth = self.path.len();
         let mut level = std::mem::take(&mut self.levels[depth]);
         self.scan(&mut level, stats, rows);
-        let outcome = if self.use_depth2 && limits.depth <= 2 {
+        let outcome = if self.use_depth2 && limits.depth <= 2 && self.depth2_applies(&level, limits)
+        {
             self.solve_depth2(&level, id, limits, stats, rows, leaf)
         } else {
             self.order(&mut level, stats);
