@@ -371,3 +371,20 @@ def test_optimal_tree_cv_passes_the_constraints_through():
     leaves = tree.children_left < 0
     assert np.all(tree.weighted_n_node_samples[leaves] >= 0.05 * 120 - 1e-9)
     assert np.all(tree.n_node_samples[~leaves] >= 10)
+
+
+def test_a_stopped_monotonic_search_returns_a_monotonic_tree():
+    from odtree import NotOptimalWarning
+    from sklearn.datasets import load_breast_cancer
+
+    X, y = load_breast_cancer(return_X_y=True)
+    constraints = np.zeros(X.shape[1], dtype=int)
+    constraints[[0, 7, 20, 27]] = -1
+    with pytest.warns(NotOptimalWarning):
+        model = OptimalTreeClassifier(max_depth=4, monotonic_cst=constraints,
+                                      time_limit=1.0).fit(X, y)
+    assert model.status_ == "time_limit"
+    assert model.tree_.node_count > 1
+    assert model.lower_bound_ <= model.objective_
+    assert monotone(fitted_tree(model), constraints)
+    assert model.score(X, y) > 0.9

@@ -8,7 +8,7 @@
 
 use crate::budget::Budget;
 use crate::data::Dataset;
-use crate::oracle::{all_configs, instances, Instance, Rules};
+use crate::oracle::{all_configs, capped, instances, Instance, Rules};
 use crate::search::SearchConfig;
 use crate::solver::{Solution, Solver, Status};
 use crate::tree::TreeNode;
@@ -179,6 +179,7 @@ proptest! {
         penalty in prop_oneof![Just(0.0), 0.2f64..1.5],
         signs in prop::collection::vec(-1i8..=1, 8),
         monotonic in any::<bool>(),
+        lexicographic in any::<bool>(),
     ) {
         let signs: Vec<i8> = if monotonic {
             signs[..instance.n_features()].to_vec()
@@ -206,6 +207,7 @@ proptest! {
                 min_samples_split: min_split,
                 min_leaf_weight: rules.min_weight,
                 monotonic: signs.clone(),
+                lexicographic,
                 ..config.clone()
             };
             let solution =
@@ -216,6 +218,58 @@ proptest! {
                 "{:?}: got {} expected {}", config, solution.objective, expected);
             prop_assert!((solution.lower_bound - expected).abs() < tol);
             check_constrained_tree(&solution, &config, &signs);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// Under a capped cache, whose wipes solve parts of the best tree again, the least rows
+    /// to split and the least leaf weight still give the optimum (or, under a cap too small
+    /// to finish, a valid tree no better than it).
+    #[test]
+    fn capped_cache_keeps_the_constrained_optimum(
+        instance in instances(),
+        depth in 1u32..=3,
+        min_split in 2u32..=8,
+        weight_share in prop_oneof![Just(0.0), 0.05f64..0.4],
+        memory in capped(),
+    ) {
+        let total: f64 = instance.weights.iter().sum();
+        let rules = Constraints {
+            min_leaf: 1,
+            min_split: min_split as usize,
+            min_weight: weight_share * total,
+            penalty: 0.0,
+            monotonic: Vec::new(),
+        };
+        // the brute force counts two classes
+        let instance = Instance { y: instance.y.iter().map(|y| y % 2).collect(), n_classes: 2, ..instance };
+        let expected = instance.constrained_optimum(depth, u32::MAX, &rules);
+        let data =
+            Dataset::new(&instance.x, instance.n_rows, &instance.y, instance.n_classes).unwrap();
+        let solver = Solver::new(data);
+        let base = Rules { min_leaf: 1, max_nodes: None, penalty: 0.0 };
+        for config in all_configs(depth, &base).iter().skip(instance.n_rows % 6).step_by(6) {
+            let config = SearchConfig {
+                min_samples_split: min_split,
+                min_leaf_weight: rules.min_weight,
+                memory,
+                ..config.clone()
+            };
+            let solution =
+                solver.solve(&config, Some(&instance.weights), Budget::default()).unwrap();
+            let tol = 1e-9 * (1.0 + expected.abs());
+            match solution.status {
+                Status::Optimal => {
+                    prop_assert!((solution.objective - expected).abs() < tol,
+                        "{:?}: got {} expected {}", config, solution.objective, expected);
+                    check_constrained_tree(&solution, &config, &[]);
+                }
+                Status::MemoryLimit => prop_assert!(solution.objective > expected - tol),
+                status => prop_assert!(false, "unexpected status {:?}", status),
+            }
         }
     }
 }
