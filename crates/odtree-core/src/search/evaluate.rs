@@ -47,14 +47,17 @@ impl<I: KeyIndex, O: Objective, C: Cost> Kernel<'_, I, O, C> {
     /// weight), without their statistics.
     pub(super) fn valid_splits(&self, level: &mut Level, rows: u32) {
         let min_rows = self.config.min_samples_leaf;
-        let weight = self.node_weight();
+        let weight = self.node_weight(None);
         level.candidates.clear();
         for f in 0..self.data.n_features() as u32 {
             if self.on_path[f as usize] {
                 continue;
             }
             let positive = self.cover.count_within(self.data.item_mask(item(f, true)));
-            if positive >= min_rows && rows - positive >= min_rows && self.heavy_enough(f, weight) {
+            if positive >= min_rows
+                && rows - positive >= min_rows
+                && self.heavy_enough(f, weight, None)
+            {
                 level.candidates.push(f);
             }
         }
@@ -68,7 +71,7 @@ impl<I: KeyIndex, O: Objective, C: Cost> Kernel<'_, I, O, C> {
         level.positive_rows.resize(n_features, 0);
         level.candidates.clear();
         let min_rows = self.config.min_samples_leaf;
-        let weight = self.node_weight();
+        let weight = self.node_weight(Some(stats));
         for f in 0..n_features as u32 {
             if self.on_path[f as usize] {
                 continue;
@@ -101,21 +104,23 @@ impl<I: KeyIndex, O: Objective, C: Cost> Kernel<'_, I, O, C> {
                     .count(&self.cover, Some(mask), &mut level.positive[slot])
             };
             level.positive_rows[f as usize] = positive_rows;
+            let positive = &level.positive[f as usize * len..(f as usize + 1) * len];
             if positive_rows >= min_rows
                 && rows - positive_rows >= min_rows
-                && self.heavy_enough(f, weight)
+                && self.heavy_enough(f, weight, Some(positive))
             {
                 level.candidates.push(f);
             }
         }
     }
 
-    /// The weight of the current node's rows, when a least leaf weight needs it (else 0).
-    fn node_weight(&self) -> f64 {
-        if self.config.min_leaf_weight > 0.0 {
-            self.weight_within(None)
-        } else {
-            0.0
+    /// The weight of the current node's rows, when a least leaf weight needs it (else 0),
+    /// read from its statistics `stats` when given and additive.
+    fn node_weight(&self, stats: Option<&[f64]>) -> f64 {
+        match stats {
+            _ if self.config.min_leaf_weight <= 0.0 => 0.0,
+            Some(stats) if self.statistics.additive() => self.statistics.weight(stats),
+            _ => self.weight_within(None),
         }
     }
 

@@ -185,13 +185,18 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
     }
 
     /// Whether a split of the current node, whose rows weigh `weight`, on `feature` leaves
-    /// both children at least `min_leaf_weight`.
-    pub(super) fn heavy_enough(&self, feature: u32, weight: f64) -> bool {
+    /// both children at least `min_leaf_weight`. `positive`: the statistics of the child
+    /// where the feature is 1, when known and additive (its weight is read from them; else
+    /// its rows' weights are summed).
+    pub(super) fn heavy_enough(&self, feature: u32, weight: f64, positive: Option<&[f64]>) -> bool {
         let least = self.config.min_leaf_weight;
         if least <= 0.0 {
             return true;
         }
-        let positive = self.weight_within(Some(self.data.item_mask(item(feature, true))));
+        let positive = match positive {
+            Some(stats) if self.statistics.additive() => self.statistics.weight(stats),
+            _ => self.weight_within(Some(self.data.item_mask(item(feature, true)))),
+        };
         // within rounding noise of the sums
         let least = least * (1.0 - 1e-12);
         positive >= least && weight - positive >= least
