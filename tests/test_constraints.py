@@ -388,3 +388,27 @@ def test_a_stopped_monotonic_search_returns_a_monotonic_tree():
     assert model.lower_bound_ <= model.objective_
     assert monotone(fitted_tree(model), constraints)
     assert model.score(X, y) > 0.9
+
+
+def test_command_line_takes_the_constraints(tmp_path, capsys):
+    from odtree.cli import main
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(60, 2))
+    y = (X[:, 0] - X[:, 1] > 0).astype(int)
+    path = tmp_path / "data.csv"
+    rows = "\n".join(f"{a},{b},{c}" for (a, b), c in zip(X, y, strict=True))
+    path.write_text("a,b,y\n" + rows + "\n")
+    args = ["fit", str(path), "--target", "y", "--max-depth", "2", "--format", "json",
+            "--min-samples-split", "10", "--min-weight-fraction-leaf", "0.1"]
+    assert main(args + ["--monotonic-cst=1,-1"]) == 0
+    import json
+
+    params = json.loads(capsys.readouterr().out)["params"]
+    assert params["monotonic_cst"] == [1, -1]
+    assert params["min_samples_split"] == 10
+    assert params["min_weight_fraction_leaf"] == 0.1
+    assert main(args + ["--monotonic-cst=1,0,0"]) != 0
+    assert "--monotonic-cst" in capsys.readouterr().err
+    assert main(args + ["--monotonic-cst=up"]) == 2
+    assert "not a comma-separated list" in capsys.readouterr().err

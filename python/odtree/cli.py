@@ -114,6 +114,15 @@ def _parser() -> argparse.ArgumentParser:
                      help="at most N leaves (default: no limit but the depth)")
     fit.add_argument("--min-samples-leaf", type=int, default=1,
                      help="minimum training rows per leaf (default: 1)")
+    fit.add_argument("--min-samples-split", type=int, default=2, metavar="N",
+                     help="split a node only if it holds at least N training rows (default: 2)")
+    fit.add_argument("--min-weight-fraction-leaf", type=float, default=0.0, metavar="F",
+                     help="each leaf holds at least this fraction of the training rows "
+                          "(default: 0)")
+    fit.add_argument("--monotonic-cst", type=_monotonic_list, default=None, metavar="LIST",
+                     help="one constraint per feature column, comma-separated: 1 (the class "
+                          "never falls as the value grows), -1 (never rises) or 0; two classes "
+                          "only; write --monotonic-cst=-1,0,1 when it starts with a minus")
     fit.add_argument("--ccp-alpha", type=float, default=0.0, metavar="ALPHA",
                      help="cost of each leaf, as a fraction of the training rows, as in "
                           "scikit-learn's cost-complexity pruning (default: 0)")
@@ -173,6 +182,9 @@ def _run_fit(args) -> int:
         watch = lambda event: watcher(*event)  # noqa: E731 (never stops the search)
     model = _estimator(args.task, max_depth=args.max_depth, max_leaf_nodes=args.max_leaf_nodes,
                        min_samples_leaf=args.min_samples_leaf, ccp_alpha=args.ccp_alpha,
+                       min_samples_split=args.min_samples_split,
+                       min_weight_fraction_leaf=args.min_weight_fraction_leaf,
+                       monotonic_cst=args.monotonic_cst,
                        thresholds=args.thresholds, n_thresholds=args.n_thresholds,
                        missing=args.missing, time_limit=args.time_limit,
                        memory_limit=args.memory_limit, callback=watch)
@@ -250,6 +262,15 @@ def _read_data(path: Path, target):
     if frame.shape[1] < 2 or frame.shape[0] < 1:
         raise _Failure(f"{path} needs at least one row and one feature column besides {target!r}")
     return frame.drop(columns=[target]), frame[target]
+
+
+def _monotonic_list(text: str) -> list[int]:
+    """``--monotonic-cst``: comma-separated integers, such as ``1,0,-1``."""
+    try:
+        return [int(part) for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a comma-separated list of -1, 0 and 1") from None
 
 
 def _memory_size(text: str):
@@ -343,6 +364,9 @@ _FLAGS = {
     "max_depth": "--max-depth",
     "max_leaf_nodes": "--max-leaf-nodes",
     "min_samples_leaf": "--min-samples-leaf",
+    "min_samples_split": "--min-samples-split",
+    "min_weight_fraction_leaf": "--min-weight-fraction-leaf",
+    "monotonic_cst": "--monotonic-cst",
     "ccp_alpha": "--ccp-alpha",
     "thresholds": "--thresholds",
     "n_thresholds": "--n-thresholds",
