@@ -329,6 +329,14 @@ def test_monotonic_cst_refuses_categorical_and_missing_columns():
     with pytest.raises(ValueError, match="categorical"):
         OptimalTreeClassifier(monotonic_cst=[1, 0]).fit(frame, y)
     assert OptimalTreeClassifier(monotonic_cst=[0, 1]).fit(frame, y).status_ == "optimal"
+    # a boolean column is ordered, False < True, as scikit-learn reads it
+    flags = pd.DataFrame({"flag": [True, False, True, False, True, False],
+                          "size": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]})
+    label = [1, 0, 1, 0, 1, 0]
+    rising = OptimalTreeClassifier(max_depth=1, monotonic_cst=[1, 0]).fit(flags, label)
+    assert rising.objective_ == 0
+    falling = OptimalTreeClassifier(max_depth=1, monotonic_cst=[-1, 0]).fit(flags, label)
+    assert falling.objective_ == 2
     X = np.array([[np.nan], [1.0], [2.0], [3.0], [4.0], [5.0]])
     with pytest.raises(ValueError, match="missing values"):
         OptimalTreeClassifier(monotonic_cst=[1], missing="split").fit(X, y)

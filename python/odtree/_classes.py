@@ -44,7 +44,7 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
     monotonic_cst : array-like of int of shape (n_features,) or None, default=None
         A constraint per input column: ``1`` monotonic increase, ``-1`` decrease, ``0``
         none, as scikit-learn 1.4+ defines it (two classes only, misclassification only,
-        numeric columns without missing values). With a constraint of 1 on a column, at
+        numeric or boolean columns without missing values). With a constraint of 1 on a column, at
         every split on it each leaf on the low side predicts a class no higher (in
         ``classes_`` order) than each leaf on the high side, so a larger value never lowers
         the prediction. The constraint holds on the predicted classes; the tree is optimal

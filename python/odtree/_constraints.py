@@ -67,7 +67,9 @@ def binary_feature_signs(constraints: np.ndarray, features) -> list[int]:
 
     A ``"binary"`` feature is its column (1 goes right), so it keeps the column's sign; a
     ``"threshold"`` feature ``x <= t`` sends the lower values right, so it takes the opposite
-    sign. A constrained column split by category, or with missing values, is refused.
+    sign; a boolean column (``False < True``, as scikit-learn reads it) is split by category,
+    ``x == True`` keeping the sign and ``x == False`` taking the opposite one. A constrained
+    column of other categories, or with missing values, is refused.
 
     Examples
     --------
@@ -85,6 +87,8 @@ def binary_feature_signs(constraints: np.ndarray, features) -> list[int]:
             signs.append(sign)
         elif feature.kind == "threshold" and feature.missing_holds is None:
             signs.append(-sign)
+        elif feature.kind == "category" and isinstance(feature.value, bool | np.bool_):
+            signs.append(sign if feature.value else -sign)
         elif feature.kind == "category":
             raise ValueError(f"monotonic_cst constrains column {feature.column_name!r}, which "
                              "is categorical: a monotonic constraint needs ordered values")
