@@ -77,7 +77,9 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
                     *best = Some((cost, tree));
                 }
             }
-            let done = best.as_ref().is_some_and(|(cost, _)| self.unbeatable(*cost));
+            let done = best
+                .as_ref()
+                .is_some_and(|(cost, _)| self.unbeatable(*cost));
             if !better || done || self.budget.stopped().is_some() {
                 break;
             }
