@@ -1,6 +1,6 @@
 """A proven optimum ends the search at once: a tree that meets the root's proven bound (a
 perfect tree, for misclassification) is returned as optimal without a proof that would only
-find it again, with or without a time limit, and in the Pareto search of F1."""
+find it again, with or without a time limit, in the Pareto search of F1 and in the command line."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 import pytest
 from odtree import NotOptimalWarning, OptimalTreeClassifier
+from odtree.cli import main
 from sklearn.datasets import load_breast_cancer
 
 
@@ -39,3 +40,14 @@ def test_a_perfect_split_ends_the_pareto_search():
     # the root's front stops at the first feature, which separates the classes: before, every
     # feature's depth-2 children were solved
     assert model.n_cache_entries_ == 1
+
+
+def test_the_command_line_stops_at_a_perfect_tree(tmp_path, capsys):
+    X, y = load_breast_cancer(return_X_y=True, as_frame=True)
+    path = tmp_path / "cancer.csv"
+    X.assign(label=y).to_csv(path, index=False)
+    assert main(["fit", str(path), "--target", "label", "--max-depth", "5",
+                 "--time-limit", "10", "--no-progress"]) == 0
+    err = capsys.readouterr().err
+    assert "status optimal, optimal True" in err and "objective 0," in err
+    assert "may not be optimal" not in err
