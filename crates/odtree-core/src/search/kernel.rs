@@ -350,6 +350,108 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
         Outcome::Solved(cost, decision.size())
     }
 
+    /// The depth-2 solver's optimum of the current node (of depth ≤ 2, in lane 0) without
+    /// its monotonicity constraints: stored and returned when its tree satisfies them anyway,
+    /// else its cost, a lower bound of the node's optimum under them (zero if the budget
+    /// ran out).
+    pub(super) fn depth2_relaxed(
+        &mut self,
+        level: &Level,
+        id: u32,
+        limits: Limits,
+        stats: &[f64],
+        rows: u32,
+        leaf: Leaf,
+    ) -> Result<Outcome<C>, C> {
+        let rules = depth2::Rules {
+            data: self.data,
+            weights: self.weights,
+            objective: self.objective,
+            statistics: self.statistics,
+            min_samples_leaf: self.config.min_samples_leaf,
+            min_samples_split: self.config.min_samples_split,
+            min_leaf_weight: self.config.min_leaf_weight,
+            tolerance: self.tolerance,
+            incremental: self.config.incremental_counting,
+            costly: self.objective.costly(),
+        };
+        let node = depth2::Node {
+            cover: &self.cover,
+            candidates: &level.candidates,
+            singles: &level.positive,
+            single_rows: &level.positive_rows,
+            stats,
+            rows,
+            leaf,
+        };
+        let trees = self
+            .depth2
+            .solve(&rules, &node, limits.depth, &mut self.budget);
+        if self.budget.stopped().is_some() {
+            return Err(C::ZERO);
+        }
+        let (cost, decision) = trees[limits.nodes as usize - 1];
+        if !self.terminal_monotonic(decision, stats.len()) {
+            return Err(cost);
+        }
+        self.cache.store(id, limits, cost, decision, true);
+        Ok(Outcome::Solved(cost, decision.size()))
+    }
+
+    /// Whether the depth-2 subtree `decision` of the current node, its leaves predicting
+    /// their best classes, satisfies the monotonicity constraints.
+    fn terminal_monotonic(&mut self, decision: Decision, len: usize) -> bool {
+        let Decision::Terminal {
+            feature,
+            left,
+            right,
+        } = decision
+        else {
+            return true; // a leaf
+        };
+        let mut stats = vec![0.0; len];
+        // the classes predicted below each child: (least, greatest)
+        let mut ranges = [(0, 0); 2];
+        for (side, child) in [left, right].into_iter().enumerate() {
+            let test = item(feature, side == 1);
+            self.push(test);
+            let mut labels = Vec::with_capacity(2);
+            match child {
+                None => {
+                    self.statistics.count(&self.cover, None, &mut stats);
+                    labels.push(self.objective.leaf(&stats).label);
+                }
+                Some(g) => {
+                    for value in [false, true] {
+                        let mask = self.data.item_mask(item(g, value));
+                        self.statistics.count(&self.cover, Some(mask), &mut stats);
+                        labels.push(self.objective.leaf(&stats).label);
+                    }
+                }
+            }
+            self.pop(test);
+            if let (Some(g), &[low, high]) = (child, &labels[..]) {
+                if !self.ordered(g, (low, low), (high, high)) {
+                    return false;
+                }
+            }
+            let least = labels.iter().copied().min().unwrap_or(0);
+            let greatest = labels.iter().copied().max().unwrap_or(0);
+            ranges[side] = (least, greatest);
+        }
+        self.ordered(feature, ranges[0], ranges[1])
+    }
+
+    /// Whether a split on `feature` whose left and right subtrees predict classes in the
+    /// ranges `low` and `high` satisfies the feature's monotonicity constraint.
+    fn ordered(&self, feature: u32, low: (u32, u32), high: (u32, u32)) -> bool {
+        match self.config.monotonic.get(feature as usize) {
+            Some(1) => low.1 <= high.0,
+            Some(-1) => low.0 >= high.1,
+            _ => true,
+        }
+    }
+
     /// The current node's id in the store, inserting its key if new.
     pub(super) fn insert_current(&mut self) -> u32 {
         let key = Key {

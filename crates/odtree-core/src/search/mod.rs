@@ -321,9 +321,26 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
         let depth = self.path.len();
         let mut level = std::mem::take(&mut self.levels[depth]);
         self.scan(&mut level, stats, rows);
-        let outcome = if self.use_depth2 && limits.depth <= 2 && self.depth2_applies(&level, limits)
-        {
+        let depth2 = self.use_depth2 && limits.depth <= 2;
+        let exact = depth2 && self.depth2_applies(&level, limits);
+        // under a monotonicity constraint, the depth-2 solver's optimum without it bounds the
+        // node from below, and is its answer when it happens to satisfy the constraint
+        let relaxed =
+            (depth2 && !exact).then(|| self.depth2_relaxed(&level, id, limits, stats, rows, leaf));
+        let lower_bound = match relaxed {
+            Some(Err(bound)) => lower_bound.max(bound),
+            _ => lower_bound,
+        };
+        let outcome = if exact {
             self.solve_depth2(&level, id, limits, stats, rows, leaf)
+        } else if let Some(Ok(outcome)) = relaxed {
+            outcome
+        } else if !self.below(lower_bound, ub) {
+            if self.proving() {
+                let id = self.current(handle);
+                self.cache.raise(id, limits, lower_bound);
+            }
+            Outcome::Infeasible(lower_bound)
         } else {
             self.order(&mut level, stats);
             if let Some(width) = self.width {
