@@ -22,15 +22,12 @@ DATASETS = {"iris": load_iris, "wine": load_wine, "breast_cancer": load_breast_c
 def _expected_failures(estimator):
     # min_cases counts rows, whatever their weights (see GreedyTreeClassifier's docstring):
     # with min_cases=2, a row of weight 2 cannot make a branch alone, but its two copies can
-    failures = {} if estimator.min_cases == 1 else {
+    # (as scikit-learn's min_samples_leaf=2 does); check_class_weight_classifiers passes
+    # through min_weight_fraction_leaf, which the check sets, as on scikit-learn's trees
+    return {} if estimator.min_cases == 1 else {
         f"check_sample_weight_equivalence_on_{kind}_data":
             "min_cases counts rows, so a row of weight 2 is not two rows" for kind in
         ("dense", "sparse")}
-    # with class_weight={0: 1000, 1: 0.0001} on noisy blobs, the unpruned tree still gives
-    # class 1 the leaves where it is alone; scikit-learn's trees pass only because the check
-    # sets their min_weight_fraction_leaf (as OptimalTreeClassifier, tests/test_estimator_checks)
-    failures["check_class_weight_classifiers"] = "unpruned leaves of the light class"
-    return failures
 
 
 @parametrize_with_checks([GreedyTreeClassifier(),

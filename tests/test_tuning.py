@@ -115,17 +115,9 @@ def test_bad_template_is_rejected():
         OptimalTreeCV(estimator="tree").fit(X, y)
 
 
-def _expected_failures(estimator):
-    # the check's 12 rows split so that a training fold sees only 0 and 1 in a column that
-    # holds 2 in its test fold; the binarizer uses such a column as it is and refuses other
-    # values, as OptimalTreeClassifier under GridSearchCV does on the same folds
-    reason = "a training fold sees a column as 0/1 that holds 2 in its test fold"
-    return {"check_sample_weights_pandas_series": reason,
-            "check_sample_weights_not_an_array": reason}
-
-
-@parametrize_with_checks([OptimalTreeCV(depths=(1, 2), max_leaf_nodes=[2, None], cv=3)],
-                         expected_failed_checks=_expected_failures)
+# every check passes: a training fold that sees only 0 and 1 in a column holding 2 in its
+# test fold routes the 2 (a 0/1 column is tested at 0.5)
+@parametrize_with_checks([OptimalTreeCV(depths=(1, 2), max_leaf_nodes=[2, None], cv=3)])
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 
