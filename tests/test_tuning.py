@@ -118,7 +118,8 @@ def test_bad_template_is_rejected():
 # every check passes: a training fold that sees only 0 and 1 in a column holding 2 in its
 # test fold routes the 2 (a 0/1 column is tested at 0.5)
 @parametrize_with_checks([OptimalTreeCV(depths=(1, 2), max_leaf_nodes=[2, None], cv=3)])
-def test_sklearn_compatible(estimator, check):
+def test_sklearn_compatible(estimator, check, monkeypatch):
+    monkeypatch.setenv("SCIPY_ARRAY_API", "1")  # else check_array_api_input is skipped
     check(estimator)
 
 
