@@ -420,3 +420,13 @@ def test_command_line_takes_the_constraints(tmp_path, capsys):
     assert "--monotonic-cst" in capsys.readouterr().err
     assert main(args + ["--monotonic-cst=up"]) == 2
     assert "not a comma-separated list" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("params", [{"monotonic_cst": [1, 0]}, {"min_samples_split": 5},
+                                    {"min_weight_fraction_leaf": 0.1}])
+def test_forests_refuse_constraints_their_pricing_cannot_keep(params):
+    from odtree import LPBoostClassifier
+
+    X, y = np.array([[0, 1], [1, 0], [1, 1], [0, 0]] * 3), np.array([0, 1, 1, 0] * 3)
+    with pytest.raises(ValueError, match=next(iter(params))):
+        LPBoostClassifier(estimator=OptimalTreeClassifier(**params)).fit(X, y)

@@ -136,6 +136,13 @@ class _OptimalBoosting(ClassifierMixin, BinarizedModel, BaseEstimator):
         changed = [name for name in _OBJECTIVE_SETTINGS if getattr(template, name) is not None]
         if template.ccp_alpha > 0:
             changed.append("ccp_alpha")
+        # the pricing's weights are the dual prices: no leaf weight or class order to keep
+        if template.min_samples_split != 2:
+            changed.append("min_samples_split")
+        if template.min_weight_fraction_leaf != 0:
+            changed.append("min_weight_fraction_leaf")
+        if template.monotonic_cst is not None:
+            changed.append("monotonic_cst")
         if changed:
             raise ValueError(f"the forest's trees minimise the weighted misclassification; "
                              f"the estimator must not set {', '.join(changed)}")
