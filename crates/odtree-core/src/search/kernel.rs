@@ -302,16 +302,16 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
         Outcome::Solved(cost, decision.size())
     }
 
-    /// Solves a node of depth ≤ 2 with the specialised solver and caches its trees.
-    pub(super) fn solve_depth2(
+    /// The depth-2 solver's best trees of the current node (of depth ≤ 2) within `limits`,
+    /// by number of branching nodes, whose candidate splits `level` lists.
+    fn depth2_trees(
         &mut self,
         level: &Level,
-        id: u32,
         limits: Limits,
         stats: &[f64],
         rows: u32,
         leaf: Leaf,
-    ) -> Outcome<C> {
+    ) -> depth2::Trees<C> {
         let rules = depth2::Rules {
             data: self.data,
             weights: self.weights,
@@ -333,9 +333,21 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
             rows,
             leaf,
         };
-        let trees = self
-            .depth2
-            .solve(&rules, &node, limits.depth, &mut self.budget);
+        self.depth2
+            .solve(&rules, &node, limits.depth, &mut self.budget)
+    }
+
+    /// Solves a node of depth ≤ 2 with the specialised solver and caches its trees.
+    pub(super) fn solve_depth2(
+        &mut self,
+        level: &Level,
+        id: u32,
+        limits: Limits,
+        stats: &[f64],
+        rows: u32,
+        leaf: Leaf,
+    ) -> Outcome<C> {
+        let trees = self.depth2_trees(level, limits, stats, rows, leaf);
         if self.store_all_depth2 {
             let proven = self.budget.stopped().is_none();
             for (nodes, &(cost, decision)) in (1..=limits.nodes).zip(&trees) {
@@ -363,30 +375,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
         rows: u32,
         leaf: Leaf,
     ) -> Result<Outcome<C>, C> {
-        let rules = depth2::Rules {
-            data: self.data,
-            weights: self.weights,
-            objective: self.objective,
-            statistics: self.statistics,
-            min_samples_leaf: self.config.min_samples_leaf,
-            min_samples_split: self.config.min_samples_split,
-            min_leaf_weight: self.config.min_leaf_weight,
-            tolerance: self.tolerance,
-            incremental: self.config.incremental_counting,
-            costly: self.objective.costly(),
-        };
-        let node = depth2::Node {
-            cover: &self.cover,
-            candidates: &level.candidates,
-            singles: &level.positive,
-            single_rows: &level.positive_rows,
-            stats,
-            rows,
-            leaf,
-        };
-        let trees = self
-            .depth2
-            .solve(&rules, &node, limits.depth, &mut self.budget);
+        let trees = self.depth2_trees(level, limits, stats, rows, leaf);
         if self.budget.stopped().is_some() {
             return Err(C::ZERO);
         }
