@@ -8,7 +8,9 @@ import pytest
 from odtree.datasets import (
     ENV_VAR,
     list_benchmarks,
+    list_continuous,
     load_benchmark,
+    load_continuous,
     load_default,
     read_benchmark_file,
 )
@@ -136,3 +138,33 @@ def test_load_default_frame():
     X, y, names = load_default(as_frame=True)
     assert X.shape == (569, 30) and list(X.columns) == names
     assert y.tolist() == load_default()[1].tolist()
+
+
+def continuous_table():
+    """``{name: (rows, features, classes)}`` of the continuous sets, from the README."""
+    section = (DATA_DIR / "README.md").read_text().split("## Files")[0]
+    rows = re.findall(r"^\| `(.+)\.txt` \| (\d+) \| (\d+) \| (\d+) \|$", section, flags=re.M)
+    return {name: tuple(map(int, numbers)) for name, *numbers in rows}
+
+
+def test_every_continuous_set_matches_the_readme():
+    table = continuous_table()
+    assert list_continuous() == sorted(table) and len(table) == 9
+    for name in table:
+        X, y = load_continuous(name)
+        rows, features, classes = table[name]
+        assert X.dtype == np.float64 and y.dtype == np.int64
+        assert (X.shape, len(np.unique(y))) == ((rows, features), classes), name
+        assert X.min() >= 0 and X.max() <= 1
+
+
+def test_continuous_names_and_errors(tmp_path):
+    assert load_continuous("bank.txt")[0].shape == (1372, 4)
+    with pytest.raises(FileNotFoundError, match="close names: bank"):
+        load_continuous("bnak")
+    with pytest.raises(ValueError, match="file name"):
+        load_continuous("../anneal")
+    (tmp_path / "continuous").mkdir()
+    (tmp_path / "continuous" / "odd.txt").write_text("0.5 0.1\n1 0.2\n")
+    with pytest.raises(ValueError, match="integers"):
+        load_continuous("odd", data_dir=tmp_path)
