@@ -44,9 +44,10 @@ def main() -> None:
     from sklearn.datasets import load_breast_cancer, load_digits
     from sklearn.model_selection import cross_val_score
 
-    print(f"{'case':<62} {'seconds':>8} {'objective':>10} status")
-    print(f"{'import odtree (fresh interpreter, less bare Python)':<62} "
-          f"{import_seconds():8.3f}")
+    print(f"{'case':<62}  {'seconds':>8}  {'objective':>10}  status")
+    print(f"{'-' * 62}  {'-' * 8}  {'-' * 10}  {'-' * 10}")
+    print(f"{'import odtree (fresh interpreter, less bare Python)':<62}  "
+          f"{import_seconds():8.3f}  {'-':>10}  -")
     X, y = load_breast_cancer(return_X_y=True, as_frame=True)
     cases = {
         "breast cancer, depth 3 (README)": dict(max_depth=3),
@@ -59,15 +60,15 @@ def main() -> None:
     }
     for name, params in cases.items():
         seconds, objective, status = timed_fit(lambda p=params: OptimalTreeClassifier(**p), X, y)
-        print(f"{name:<62} {seconds:8.2f} {objective:10.4g} {status}")
+        print(f"{name:<62}  {seconds:8.2f}  {objective:10.4g}  {status}")
     X, y = load_digits(return_X_y=True)
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         scores = cross_val_score(OptimalTreeClassifier(max_depth=2), X, y, cv=5)
     finite = int(np.isfinite(scores).sum())
-    print(f"{'digits, cross_val_score depth 2, 5 folds (finite folds)':<62} "
-          f"{time.perf_counter() - start:8.2f} {finite:10d} "
+    print(f"{'digits, cross_val_score depth 2, 5 folds (finite folds)':<62}  "
+          f"{time.perf_counter() - start:8.2f}  {f'{finite} of 5':>10}  "
           f"mean {np.nanmean(scores):.3f}")
 
 
