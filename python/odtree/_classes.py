@@ -158,8 +158,9 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
         way when the search ends.
     verbose : int, default=0
         With 1 or more, print the search's progress as it goes: each better tree's objective,
-        the proven bound and the gap between them, time-stamped, at most four lines a second,
-        and where it ended.
+        the proven bound and the gap between them ("no bound yet" before one is proven),
+        time-stamped, at most four lines a second, and where it ended. With 0, a search with
+        no ``time_limit`` that runs past 10 s says so once on stderr.
     callback : callable or None, default=None
         ``callback(event)`` for the same events, each an :class:`odtree.Progress` (``seconds``,
         ``objective``, ``bound``, ``gap``, ``final``). Returning true stops the search, which
