@@ -267,16 +267,14 @@ class Binarizer(TransformerMixin, BaseEstimator):
         >>> binarizer.transform(pd.DataFrame({"color": ["pink"], "size": [2.0]}))
         array([[0, 0, 0, 0, 1]], dtype=uint8)
         """
-        check_is_fitted(self)
-        numeric, categorical, _ = self._read(X, reset=False)
-        return self._binary_matrix(numeric, categorical)
+        return self._transform_checked(X, validated=False)
 
-    def _transform_checked(self, X):
+    def _transform_checked(self, X, validated=True):
         """:meth:`transform` for rows that an estimator has checked against its fit (columns,
         names, values): the check is not repeated, so that a mismatch warns once, in the
         estimator's name, not again in this internal binarizer's."""
         check_is_fitted(self)
-        numeric, categorical, _ = self._read(X, reset=False, validated=True)
+        numeric, categorical, _ = self._read(X, reset=False, validated=validated)
         return self._binary_matrix(numeric, categorical)
 
     def _binary_matrix(self, numeric, categorical) -> np.ndarray:
