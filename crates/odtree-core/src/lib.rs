@@ -18,6 +18,7 @@
 pub mod bitset;
 pub mod budget;
 pub mod cache;
+pub mod continuous;
 pub mod cover;
 pub mod data;
 pub mod error;

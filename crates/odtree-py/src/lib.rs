@@ -5,6 +5,7 @@ mod callbacks;
 mod config;
 mod distinct;
 mod greedy;
+mod numeric;
 mod interrupt;
 
 use callbacks::{ClassesCallback, Failure, Labels, RowsCallback, FAILED};
@@ -315,6 +316,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<PySolver>()?;
     module.add_class::<PyConfig>()?;
     module.add_function(wrap_pyfunction!(greedy::greedy_tree, module)?)?;
+    module.add_function(wrap_pyfunction!(numeric::solve_numeric, module)?)?;
     module.add_class::<distinct::PyDistinctTreeSearch>()?;
     module.add_function(wrap_pyfunction!(distinct::backward_elimination, module)?)?;
     Ok(())

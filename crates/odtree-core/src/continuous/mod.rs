@@ -1,0 +1,179 @@
+//! Optimal trees over numeric columns, searching every threshold: each column is one
+//! feature whose tests are `x <= t` for every midpoint between two of its distinct values,
+//! as in ConTree (Brița et al., AAAI 2025).
+//!
+//! Columns are sorted once; a subproblem holds its rows as each column's sorted list.
+//! Depth-one and depth-two subproblems are solved by sweeps with running statistics
+//! ([`sweep`]); deeper ones by branch and bound over each column's thresholds, tried in
+//! bisection order and skipped in ranges by ConTree's bounds ([`queue`]), with a store of
+//! solved row sets. An upper bound (such as the cost of a tree on a coarse grid of
+//! thresholds) prunes from the start; when no tree beats it, the status is
+//! [`Status::Infeasible`], which proves that tree optimal.
+
+pub mod loss;
+pub mod queue;
+pub mod rows;
+pub mod search;
+pub mod sweep;
+
+use crate::budget::Budget;
+use crate::solver::Status;
+use loss::Loss;
+use rows::{row_keys, NumericData, Rows};
+use search::{Search, Sub};
+use std::time::Instant;
+
+/// The limits of one exact search over numeric columns.
+#[derive(Clone, Debug)]
+pub struct ContinuousConfig {
+    /// Levels of splits at most.
+    pub max_depth: u32,
+    /// Rows (of non-zero weight) each leaf holds at least.
+    pub min_samples_leaf: usize,
+    /// The cost added per leaf.
+    pub leaf_penalty: f64,
+    /// Only trees costing strictly less than this are wanted.
+    pub upper_bound: f64,
+}
+
+impl Default for ContinuousConfig {
+    fn default() -> Self {
+        Self {
+            max_depth: 2,
+            min_samples_leaf: 1,
+            leaf_penalty: 0.0,
+            upper_bound: f64::INFINITY,
+        }
+    }
+}
+
+/// One node of a found tree, in pre-order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NumericNode {
+    /// The column split on; `None` for a leaf.
+    pub column: Option<usize>,
+    /// Rows with a value at most this go to `left`, the others to `right`.
+    pub threshold: f64,
+    /// The children's indices (0 for a leaf).
+    pub left: usize,
+    /// See `left`.
+    pub right: usize,
+    /// The statistics of the node's rows (class weights, or weight and sums of targets).
+    pub stats: Vec<f64>,
+    /// Rows of non-zero weight reaching the node.
+    pub rows: usize,
+    /// Their weight.
+    pub weight: f64,
+    /// The class the node predicts as a leaf (0 without classes).
+    pub label: usize,
+    /// The value it predicts as a leaf (the class index, or the regression value).
+    pub value: f64,
+}
+
+/// The outcome of [`solve`].
+#[derive(Clone, Debug)]
+pub struct NumericSolution {
+    /// The tree, root first; a single leaf when no tree beat the upper bound.
+    pub nodes: Vec<NumericNode>,
+    /// The tree's cost, leaf penalties included.
+    pub objective: f64,
+    /// A proven lower bound on the optimal cost.
+    pub lower_bound: f64,
+    /// `Optimal`, `Infeasible` (nothing beats the upper bound), `TimeLimit` or `Interrupted`.
+    pub status: Status,
+    /// Row sets the store held at the end.
+    pub stored: usize,
+    /// Wall time in seconds.
+    pub seconds: f64,
+}
+
+/// The optimal tree over every threshold of `data`'s columns for `loss` (rows of weight
+/// zero are left out).
+pub fn solve<L: Loss>(
+    data: &NumericData,
+    loss: &L,
+    config: &ContinuousConfig,
+    budget: Budget,
+) -> NumericSolution {
+    let start = Instant::now();
+    let keys = row_keys(data.n_rows());
+    let rows = Rows::all(data, &keys, |row| loss.weight(row) > 0.0);
+    let mut search = Search::new(data, loss, config, budget, &keys);
+    let outcome = search.solve(&rows, config.max_depth, config.upper_bound);
+    let stopped = search.stopped();
+    let (tree, status) = match (outcome, stopped) {
+        (Ok(found), None) => (found.tree, Status::Optimal),
+        (Err(_), None) => (std::rc::Rc::new(Sub::Leaf), Status::Infeasible),
+        (Ok(found), Some(stop)) => (found.tree, status_of(stop)),
+        (Err(_), Some(stop)) => (std::rc::Rc::new(Sub::Leaf), status_of(stop)),
+    };
+    let mut nodes = Vec::new();
+    let kept: Vec<usize> = rows.sorted[0].iter().map(|e| e.row as usize).collect();
+    flatten(data, loss, &tree, &kept, &mut nodes);
+    let objective = nodes
+        .iter()
+        .filter(|n| n.column.is_none())
+        .map(|n| loss.cost(&n.stats) + config.leaf_penalty)
+        .sum();
+    let lower_bound = match status {
+        Status::Optimal => objective,
+        Status::Infeasible => config.upper_bound,
+        _ => 0.0,
+    };
+    NumericSolution {
+        nodes,
+        objective,
+        lower_bound,
+        status,
+        stored: search.stored(),
+        seconds: start.elapsed().as_secs_f64(),
+    }
+}
+
+fn status_of(stop: crate::budget::Stop) -> Status {
+    match stop {
+        crate::budget::Stop::TimeLimit => Status::TimeLimit,
+        crate::budget::Stop::Interrupted => Status::Interrupted,
+        crate::budget::Stop::MemoryLimit => Status::MemoryLimit,
+    }
+}
+
+/// Appends `tree`'s nodes in pre-order, with the statistics of the rows `here` reaching them.
+fn flatten<L: Loss>(
+    data: &NumericData,
+    loss: &L,
+    tree: &Sub,
+    here: &[usize],
+    nodes: &mut Vec<NumericNode>,
+) {
+    let mut stats = vec![0.0; loss.width()];
+    here.iter().for_each(|&row| loss.add(&mut stats, row));
+    let (label, value) = loss.predict(&stats);
+    let at = nodes.len();
+    nodes.push(NumericNode {
+        column: None,
+        threshold: 0.0,
+        left: 0,
+        right: 0,
+        rows: here.len(),
+        weight: here.iter().map(|&row| loss.weight(row)).sum(),
+        stats,
+        label,
+        value,
+    });
+    if let Sub::Split(cut, left, right) = tree {
+        let column = cut.column as usize;
+        let (lower, upper): (Vec<usize>, Vec<usize>) = here
+            .iter()
+            .partition(|&&row| data.rank(column, row) <= cut.below);
+        nodes[at].column = Some(column);
+        nodes[at].threshold = data.threshold(column, cut.below, cut.above);
+        nodes[at].left = nodes.len();
+        flatten(data, loss, left, &lower, nodes);
+        nodes[at].right = nodes.len();
+        flatten(data, loss, right, &upper, nodes);
+    }
+}
+
+#[cfg(test)]
+mod tests;

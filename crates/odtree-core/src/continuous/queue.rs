@@ -1,0 +1,200 @@
+//! Which thresholds of a column to try, and which to skip: bisection over the candidate
+//! positions with the bounds of ConTree.
+//!
+//! Let `L(i)` and `R(i)` be the optimal costs of the two children of the split at candidate
+//! `i`. When the optimal cost of a set never falls as rows join it (no minimum leaf size),
+//! `L` rises and `R` falls with `i`, so every split strictly between evaluated `a < b` costs
+//! at least `L(a) + R(b)`; and when rows of weight `w` can raise a cost by at most `s·w`,
+//! a split `i > a` costs at least `L(a) + R(a) − s·w(a, i]` (the neighbourhood bound), and
+//! symmetrically from `b`. With a minimum leaf size only the second fact holds, and the
+//! splits between `a` and `b` cost at least `L(b) + R(a) − s·w(a, b]`.
+
+/// The candidate splits of one column at one node, with what is known of those evaluated.
+pub struct Queue {
+    /// `positions[i]`: the split puts the first `positions[i] + 1` rows of the column left.
+    positions: Vec<usize>,
+    /// `weight_before[k]`: the weight of the first `k` rows in the column's order.
+    weight_before: Vec<f64>,
+    /// Lower bounds on `(L(i), R(i))` at the evaluated candidates.
+    known: Vec<Option<(f64, f64)>>,
+    /// Ranges of candidates not yet tried, inclusive, with their evaluated neighbours.
+    ranges: Vec<Range>,
+    first: Option<usize>,
+    monotone: bool,
+    slope: Option<f64>,
+}
+
+#[derive(Clone, Copy)]
+struct Range {
+    lo: usize,
+    hi: usize,
+    before: Option<usize>,
+    after: Option<usize>,
+}
+
+impl Queue {
+    /// A queue over `positions` (ascending), trying `first` before the others.
+    pub fn new(
+        positions: Vec<usize>,
+        weight_before: Vec<f64>,
+        first: usize,
+        monotone: bool,
+        slope: Option<f64>,
+    ) -> Self {
+        let n = positions.len();
+        Self {
+            known: vec![None; n],
+            ranges: if n == 0 {
+                Vec::new()
+            } else {
+                vec![Range {
+                    lo: 0,
+                    hi: n - 1,
+                    before: None,
+                    after: None,
+                }]
+            },
+            first: (n > 0).then_some(first.min(n - 1)),
+            positions,
+            weight_before,
+            monotone,
+            slope,
+        }
+    }
+
+    /// The row position of candidate `i`.
+    pub fn position(&self, i: usize) -> usize {
+        self.positions[i]
+    }
+
+    /// Records lower bounds on `L(i)` and `R(i)`.
+    pub fn record(&mut self, i: usize, left: f64, right: f64) {
+        self.known[i] = Some((left, right));
+    }
+
+    /// The next candidate that may cost less than `best`; `None` when every candidate left
+    /// is proven to cost at least `best`.
+    pub fn next(&mut self, best: f64) -> Option<usize> {
+        if let Some(first) = self.first.take() {
+            let range = self.ranges.pop().expect("the whole range");
+            self.push_around(range, first);
+            return Some(first);
+        }
+        while let Some(range) = self.ranges.pop() {
+            if let Some(range) = self.narrowed(range, best) {
+                let mid = range.lo + (range.hi - range.lo) / 2;
+                self.push_around(range, mid);
+                return Some(mid);
+            }
+        }
+        None
+    }
+
+    fn push_around(&mut self, range: Range, mid: usize) {
+        if mid < range.hi {
+            self.ranges.push(Range {
+                lo: mid + 1,
+                before: Some(mid),
+                ..range
+            });
+        }
+        if mid > range.lo {
+            self.ranges.push(Range {
+                hi: mid - 1,
+                after: Some(mid),
+                ..range
+            });
+        }
+    }
+
+    fn bounds(&self, i: Option<usize>) -> (f64, f64) {
+        i.and_then(|i| self.known[i]).unwrap_or((0.0, 0.0))
+    }
+
+    /// Weight of the rows between the splits at candidates `a < b`.
+    fn between(&self, a: usize, b: usize) -> f64 {
+        self.weight_before[self.positions[b] + 1] - self.weight_before[self.positions[a] + 1]
+    }
+
+    /// The part of `range` its bounds do not rule out, if any.
+    fn narrowed(&self, mut range: Range, best: f64) -> Option<Range> {
+        let (la, ra) = self.bounds(range.before);
+        let (lb, rb) = self.bounds(range.after);
+        if !self.monotone {
+            if let (Some(a), Some(b), Some(s)) = (range.before, range.after, self.slope) {
+                if lb + ra - s * self.between(a, b) >= best {
+                    return None;
+                }
+            }
+            return Some(range);
+        }
+        if la + rb >= best {
+            return None;
+        }
+        let Some(s) = self.slope.filter(|&s| s > 0.0) else {
+            return Some(range);
+        };
+        if let Some(a) = range.before {
+            // skip the candidates i with L(a) + R(a) − s·w(a, i] ≥ best
+            let room = (la + ra - best) / s;
+            if room >= 0.0 {
+                range.lo = first_failing(range.lo, range.hi + 1, |i| self.between(a, i) <= room);
+            }
+        }
+        if let Some(b) = range.after {
+            let room = (lb + rb - best) / s;
+            if room >= 0.0 && range.lo <= range.hi {
+                // the candidates from `keep` on are within reach of b
+                let keep = first_failing(range.lo, range.hi + 1, |i| self.between(i, b) > room);
+                if keep == range.lo {
+                    return None;
+                }
+                range.hi = keep - 1;
+            }
+        }
+        (range.lo <= range.hi).then_some(range)
+    }
+}
+
+/// The first `i` in `lo..end` where `holds(i)` is false, for a `holds` true on a prefix of
+/// the range and false after it; `end` when it holds everywhere.
+fn first_failing(mut lo: usize, mut end: usize, holds: impl Fn(usize) -> bool) -> usize {
+    while lo < end {
+        let mid = lo + (end - lo) / 2;
+        if holds(mid) {
+            lo = mid + 1;
+        } else {
+            end = mid;
+        }
+    }
+    lo
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_costly_split_rules_out_its_neighbours() {
+        // ten unit-weight rows, a candidate after each of the first nine
+        let weight_before: Vec<f64> = (0..=10).map(f64::from).collect();
+        let mut queue = Queue::new((0..9).collect(), weight_before, 4, true, Some(1.0));
+        assert_eq!(queue.next(1.0), Some(4));
+        // L(4) + R(4) = 5 against a best of 1: within 4 rows of it nothing can cost less
+        queue.record(4, 2.0, 3.0);
+        assert_eq!(queue.next(1.0), None);
+    }
+
+    #[test]
+    fn every_candidate_is_tried_when_nothing_prunes() {
+        let weight_before: Vec<f64> = (0..=6).map(f64::from).collect();
+        let mut queue = Queue::new((0..5).collect(), weight_before, 2, true, Some(1.0));
+        let mut tried = Vec::new();
+        while let Some(i) = queue.next(f64::INFINITY) {
+            queue.record(i, 0.0, 0.0);
+            tried.push(i);
+        }
+        tried.sort_unstable();
+        assert_eq!(tried, [0, 1, 2, 3, 4]);
+    }
+}

@@ -1,0 +1,365 @@
+//! The exact search over every threshold: depth-first branch and bound over the root
+//! thresholds of each column, ConTree's depth-two solver at the bottom, and a store of solved
+//! row sets (a set reached by different paths is solved once).
+
+use super::loss::Loss;
+use super::queue::Queue;
+use super::rows::{NumericData, Rows};
+use super::sweep::{Cut, Leaves, Stump, Sweeper};
+use super::ContinuousConfig;
+use crate::budget::{Budget, Stop};
+use hashbrown::HashMap;
+use std::rc::Rc;
+
+/// A solved subtree: a leaf, or a cut with its two subtrees.
+#[derive(Debug)]
+pub enum Sub {
+    /// A leaf.
+    Leaf,
+    /// A split: rows with rank up to `cut.below` go left.
+    Split(Cut, Rc<Sub>, Rc<Sub>),
+}
+
+/// A tree and its cost.
+#[derive(Clone, Debug)]
+pub struct Found {
+    /// The cost, leaf penalties included.
+    pub cost: f64,
+    /// The tree.
+    pub tree: Rc<Sub>,
+}
+
+/// A solve's answer: the optimal tree when it costs less than the bound asked, else a lower
+/// bound on the optimum (at least the bound asked).
+pub type Outcome = Result<Found, f64>;
+
+/// What the store knows of one row set at one depth.
+struct Known {
+    /// A lower bound on the optimal cost.
+    lower: f64,
+    /// The optimal tree, once proven.
+    optimal: Option<Found>,
+}
+
+/// One exact search.
+pub struct Search<'a, L: Loss> {
+    data: &'a NumericData,
+    loss: &'a L,
+    config: &'a ContinuousConfig,
+    budget: Budget,
+    keys: &'a [u128],
+    leaves: Leaves,
+    /// Whether optimal costs never fall as rows join a set (see [`Queue`]).
+    monotone: bool,
+    /// `left[row]`: the side of each row in the split being evaluated.
+    left: Vec<bool>,
+    sweeper: Sweeper,
+    store: HashMap<(u128, u32), Known>,
+    stopped: Option<Stop>,
+}
+
+impl<'a, L: Loss> Search<'a, L> {
+    /// A search over `data` for `loss` under `config` and `budget`; `keys` are the rows'
+    /// hash keys ([`super::rows::row_keys`]).
+    pub fn new(
+        data: &'a NumericData,
+        loss: &'a L,
+        config: &'a ContinuousConfig,
+        budget: Budget,
+        keys: &'a [u128],
+    ) -> Self {
+        Self {
+            data,
+            loss,
+            config,
+            budget,
+            keys,
+            leaves: Leaves {
+                min_rows: config.min_samples_leaf.max(1),
+                penalty: config.leaf_penalty,
+            },
+            monotone: config.min_samples_leaf <= 1,
+            left: vec![false; data.n_rows()],
+            sweeper: Sweeper::new(loss.width()),
+            store: HashMap::new(),
+            stopped: None,
+        }
+    }
+
+    /// Why the search stopped early, if it did.
+    pub fn stopped(&self) -> Option<Stop> {
+        self.stopped
+    }
+
+    /// How many row sets the store holds.
+    pub fn stored(&self) -> usize {
+        self.store.len()
+    }
+
+    /// The statistics of `rows`.
+    pub fn total(&self, rows: &Rows) -> Vec<f64> {
+        let mut acc = vec![0.0; self.loss.width()];
+        for e in &rows.sorted[0] {
+            self.loss.add(&mut acc, e.row as usize);
+        }
+        acc
+    }
+
+    /// The optimal tree of depth at most `depth` over `rows` if it costs less than `bound`.
+    pub fn solve(&mut self, rows: &Rows, depth: u32, bound: f64) -> Outcome {
+        let total = self.total(rows);
+        let loss = self.loss.cost(&total);
+        let leaf = loss + self.leaves.penalty;
+        let split_floor = 2.0 * self.leaves.penalty;
+        if depth == 0 || rows.len() < 2 * self.leaves.min_rows || loss <= 0.0 || split_floor >= leaf
+        {
+            return if leaf < bound {
+                Ok(Found {
+                    cost: leaf,
+                    tree: Rc::new(Sub::Leaf),
+                })
+            } else {
+                Err(leaf)
+            };
+        }
+        if bound <= self.leaves.penalty.min(split_floor) {
+            return Err(bound);
+        }
+        let key = (rows.key, depth);
+        if let Some(known) = self.store.get(&key) {
+            if let Some(found) = &known.optimal {
+                return if found.cost < bound {
+                    Ok(found.clone())
+                } else {
+                    Err(found.cost)
+                };
+            }
+            if known.lower >= bound {
+                return Err(known.lower);
+            }
+        }
+        let outcome = if depth <= 2 {
+            self.depth_two(rows, &total, depth, bound, leaf)
+        } else {
+            self.deeper(rows, &total, depth, bound, leaf)
+        };
+        if self.stopped.is_none() {
+            let known = self.store.entry(key).or_insert(Known {
+                lower: 0.0,
+                optimal: None,
+            });
+            match &outcome {
+                Ok(found) => {
+                    known.lower = found.cost;
+                    known.optimal = Some(found.clone());
+                }
+                Err(lower) => known.lower = known.lower.max(*lower),
+            }
+        }
+        outcome
+    }
+
+    /// The best stump on each column of `rows`, as the columns' order of promise.
+    fn stumps(&mut self, rows: &Rows, total: &[f64]) -> Vec<Stump> {
+        let counts = [rows.len(), 0];
+        (0..rows.sorted.len())
+            .map(|column| {
+                let [stump, _] = self.sweeper.column(
+                    self.loss,
+                    rows,
+                    column,
+                    &|_| 0,
+                    [total, total],
+                    counts,
+                    self.leaves,
+                );
+                stump
+            })
+            .collect()
+    }
+
+    /// The candidate splits of `column` at `rows`, with the queue that tries them starting
+    /// at the column's best stump.
+    fn queue(&self, rows: &Rows, column: usize, stump: &Stump) -> Queue {
+        let list = &rows.sorted[column];
+        let n = list.len();
+        let min = self.leaves.min_rows;
+        let positions: Vec<usize> = (0..n.saturating_sub(1))
+            .filter(|&p| list[p].rank != list[p + 1].rank && p + 1 >= min && n - p - 1 >= min)
+            .collect();
+        let mut weight_before = Vec::with_capacity(n + 1);
+        weight_before.push(0.0);
+        let mut sum = 0.0;
+        for e in list {
+            sum += self.loss.weight(e.row as usize);
+            weight_before.push(sum);
+        }
+        let first = stump.cut.map_or(positions.len() / 2, |cut| {
+            positions.partition_point(|&p| list[p].rank < cut.below)
+        });
+        Queue::new(positions, weight_before, first, self.monotone, self.loss.slope())
+    }
+
+    /// Marks the first `position + 1` rows of `column` as left, the others as right; returns
+    /// the left side's statistics.
+    fn mark(&mut self, rows: &Rows, column: usize, position: usize) -> Vec<f64> {
+        let mut acc = vec![0.0; self.loss.width()];
+        for (p, e) in rows.sorted[column].iter().enumerate() {
+            let goes_left = p <= position;
+            self.left[e.row as usize] = goes_left;
+            if goes_left {
+                self.loss.add(&mut acc, e.row as usize);
+            }
+        }
+        acc
+    }
+
+    /// The columns in order of their best stump's cost (ties by index).
+    fn promising(stumps: &[Stump]) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..stumps.len()).collect();
+        order.sort_by(|&a, &b| stumps[a].cost.total_cmp(&stumps[b].cost).then(a.cmp(&b)));
+        order
+    }
+
+    /// Whether the budget is spent; records why.
+    fn out_of_budget(&mut self) -> bool {
+        if let Some(stop) = self.budget.check_now() {
+            self.stopped = Some(stop);
+        }
+        self.stopped.is_some()
+    }
+
+    /// Depth one or two: every root threshold's children are solved by one sweep of each
+    /// column (ConTree's depth-two solver), the thresholds tried in bisection order.
+    fn depth_two(&mut self, rows: &Rows, total: &[f64], depth: u32, bound: f64, leaf: f64) -> Outcome {
+        let mut best = Found {
+            cost: bound,
+            tree: Rc::new(Sub::Leaf),
+        };
+        let mut found = leaf < bound;
+        if found {
+            best.cost = leaf;
+        }
+        let stumps = self.stumps(rows, total);
+        for stump in &stumps {
+            if stump.cost < best.cost {
+                best = Found {
+                    cost: stump.cost,
+                    tree: stump_tree(stump),
+                };
+                found = true;
+            }
+        }
+        if depth == 2 {
+            let n = rows.len();
+            for column in Self::promising(&stumps) {
+                let mut queue = self.queue(rows, column, &stumps[column]);
+                while let Some(i) = queue.next(best.cost) {
+                    if self.out_of_budget() {
+                        break;
+                    }
+                    let position = queue.position(i);
+                    let left_total = self.mark(rows, column, position);
+                    let right_total: Vec<f64> =
+                        total.iter().zip(&left_total).map(|(t, l)| t - l).collect();
+                    let left = &self.left;
+                    let [l, r] = self.sweeper.stumps(
+                        self.loss,
+                        rows,
+                        |row| usize::from(!left[row]),
+                        [&left_total, &right_total],
+                        [position + 1, n - position - 1],
+                        self.leaves,
+                    );
+                    queue.record(i, l.cost, r.cost);
+                    if l.cost + r.cost < best.cost {
+                        let list = &rows.sorted[column];
+                        let cut = Cut {
+                            column: column as u32,
+                            below: list[position].rank,
+                            above: list[position + 1].rank,
+                        };
+                        best = Found {
+                            cost: l.cost + r.cost,
+                            tree: Rc::new(Sub::Split(cut, stump_tree(&l), stump_tree(&r))),
+                        };
+                        found = true;
+                    }
+                }
+                if self.stopped.is_some() {
+                    break;
+                }
+            }
+        }
+        if found {
+            Ok(best)
+        } else {
+            Err(bound)
+        }
+    }
+
+    /// Depth three or more: each root threshold's children are solved recursively, the
+    /// second child under the bound the first leaves.
+    fn deeper(&mut self, rows: &Rows, total: &[f64], depth: u32, bound: f64, leaf: f64) -> Outcome {
+        let mut best: Option<Found> = (leaf < bound).then(|| Found {
+            cost: leaf,
+            tree: Rc::new(Sub::Leaf),
+        });
+        let stumps = self.stumps(rows, total);
+        for column in Self::promising(&stumps) {
+            let mut queue = self.queue(rows, column, &stumps[column]);
+            loop {
+                let limit = best.as_ref().map_or(bound, |b| b.cost);
+                let Some(i) = queue.next(limit) else { break };
+                if self.out_of_budget() {
+                    break;
+                }
+                let position = queue.position(i);
+                self.mark(rows, column, position);
+                let (lower, upper) = rows.split(&self.left, self.keys);
+                let right_floor = self.lower_bound(&upper, depth - 1);
+                let left = match self.solve(&lower, depth - 1, limit - right_floor) {
+                    Ok(left) => left,
+                    Err(at_least) => {
+                        queue.record(i, at_least, right_floor);
+                        continue;
+                    }
+                };
+                match self.solve(&upper, depth - 1, limit - left.cost) {
+                    Err(at_least) => queue.record(i, left.cost, at_least),
+                    Ok(right) => {
+                        queue.record(i, left.cost, right.cost);
+                        let list = &rows.sorted[column];
+                        let cut = Cut {
+                            column: column as u32,
+                            below: list[position].rank,
+                            above: list[position + 1].rank,
+                        };
+                        best = Some(Found {
+                            cost: left.cost + right.cost,
+                            tree: Rc::new(Sub::Split(cut, left.tree, right.tree)),
+                        });
+                    }
+                }
+            }
+            if self.stopped.is_some() {
+                break;
+            }
+        }
+        best.ok_or(bound)
+    }
+
+    /// What the store proves of `rows` at `depth` (0 when nothing).
+    fn lower_bound(&self, rows: &Rows, depth: u32) -> f64 {
+        self.store
+            .get(&(rows.key, depth))
+            .map_or(0.0, |known| known.lower)
+    }
+}
+
+fn stump_tree(stump: &Stump) -> Rc<Sub> {
+    Rc::new(match stump.cut {
+        None => Sub::Leaf,
+        Some(cut) => Sub::Split(cut, Rc::new(Sub::Leaf), Rc::new(Sub::Leaf)),
+    })
+}

@@ -1,0 +1,113 @@
+//! The exact search against a brute force over every threshold on tiny random data.
+
+use super::loss::{ClassLoss, Loss, SquaredLoss};
+use super::rows::NumericData;
+use super::*;
+use proptest::prelude::*;
+
+/// The least cost of a tree of depth at most `depth` over `rows`, every split tried.
+fn brute<L: Loss>(
+    data: &NumericData,
+    loss: &L,
+    rows: &[usize],
+    depth: u32,
+    config: &ContinuousConfig,
+) -> f64 {
+    let mut stats = vec![0.0; loss.width()];
+    rows.iter().for_each(|&r| loss.add(&mut stats, r));
+    let mut best = loss.cost(&stats) + config.leaf_penalty;
+    if depth == 0 {
+        return best;
+    }
+    for column in 0..data.n_columns() {
+        let mut ranks: Vec<u32> = rows.iter().map(|&r| data.rank(column, r)).collect();
+        ranks.sort_unstable();
+        ranks.dedup();
+        for &below in &ranks[..ranks.len().saturating_sub(1)] {
+            let (l, r): (Vec<usize>, Vec<usize>) =
+                rows.iter().partition(|&&row| data.rank(column, row) <= below);
+            if l.len() < config.min_samples_leaf || r.len() < config.min_samples_leaf {
+                continue;
+            }
+            let cost = brute(data, loss, &l, depth - 1, config) + brute(data, loss, &r, depth - 1, config);
+            best = best.min(cost);
+        }
+    }
+    best
+}
+
+fn tiny() -> impl Strategy<Value = (Vec<f64>, usize, usize, Vec<u32>, Vec<f64>, u32, usize, f64)> {
+    (3usize..10, 1usize..4).prop_flat_map(|(n, m)| {
+        (
+            proptest::collection::vec(0u8..4, n * m),
+            Just(n),
+            Just(m),
+            proptest::collection::vec(0u32..3, n),
+            proptest::collection::vec(prop_oneof![Just(0.0), Just(1.0), Just(2.5)], n),
+            1u32..4,
+            1usize..3,
+            prop_oneof![Just(0.0), Just(0.5)],
+        )
+            .prop_map(|(x, n, m, y, w, d, min, pen)| {
+                (x.into_iter().map(f64::from).collect(), n, m, y, w, d, min, pen)
+            })
+    })
+}
+
+fn check<L: Loss>(data: &NumericData, loss: &L, config: &ContinuousConfig) -> Result<(), TestCaseError> {
+    let kept: Vec<usize> = (0..data.n_rows()).filter(|&r| loss.weight(r) > 0.0).collect();
+    prop_assume!(!kept.is_empty());
+    let expected = brute(data, loss, &kept, config.max_depth, config);
+    let found = solve(data, loss, config, Budget::default());
+    prop_assert_eq!(found.status, Status::Optimal);
+    prop_assert!((found.objective - expected).abs() < 1e-9, "{} vs {}", found.objective, expected);
+    // and a bound at the optimum (less rounding) proves that nothing is cheaper
+    let bounded = ContinuousConfig {
+        upper_bound: expected - 1e-9,
+        ..config.clone()
+    };
+    prop_assert_eq!(solve(data, loss, &bounded, Budget::default()).status, Status::Infeasible);
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn classification_meets_the_brute_force((x, n, m, y, w, depth, min, pen) in tiny()) {
+        let data = NumericData::new(&x, n, m).unwrap();
+        let loss = ClassLoss::new(y, w, 3, None);
+        let config = ContinuousConfig { max_depth: depth, min_samples_leaf: min, leaf_penalty: pen, ..Default::default() };
+        check(&data, &loss, &config)?;
+    }
+
+    #[test]
+    fn cost_matrices_meet_the_brute_force((x, n, m, y, w, depth, min, pen) in tiny()) {
+        let data = NumericData::new(&x, n, m).unwrap();
+        let costs = vec![0.0, 1.0, 4.0, 2.0, 0.0, 1.0, 0.5, 3.0, 0.0];
+        let loss = ClassLoss::new(y, w, 3, Some(costs));
+        let config = ContinuousConfig { max_depth: depth, min_samples_leaf: min, leaf_penalty: pen, ..Default::default() };
+        check(&data, &loss, &config)?;
+    }
+
+    #[test]
+    fn squared_error_meets_the_brute_force((x, n, m, y, w, depth, min, pen) in tiny()) {
+        let data = NumericData::new(&x, n, m).unwrap();
+        let targets: Vec<f64> = y.iter().map(|&v| f64::from(v) * 1.5 - 1.0).collect();
+        let loss = SquaredLoss::new(&targets, w);
+        let config = ContinuousConfig { max_depth: depth, min_samples_leaf: min, leaf_penalty: pen, ..Default::default() };
+        check(&data, &loss, &config)?;
+    }
+}
+
+#[test]
+fn a_spent_budget_returns_the_best_found() {
+    let x: Vec<f64> = (0..200).map(|i| f64::from((i * 37) % 101)).collect();
+    let y: Vec<u32> = (0..100).map(|i| u32::from(i % 3 == 0)).collect();
+    let data = NumericData::new(&x, 100, 2).unwrap();
+    let loss = ClassLoss::new(y, vec![1.0; 100], 2, None);
+    let config = ContinuousConfig { max_depth: 4, ..Default::default() };
+    let stopped = solve(&data, &loss, &config, Budget::new(Some(std::time::Duration::ZERO), None));
+    assert_eq!(stopped.status, Status::TimeLimit);
+    assert!(stopped.objective <= 34.0);
+}

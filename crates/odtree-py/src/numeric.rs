@@ -1,0 +1,130 @@
+//! The exact search over every threshold of numeric columns, for Python.
+
+use crate::interrupt::run_interruptible;
+use crate::to_py_err;
+use numpy::{PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
+use odtree_core::continuous::loss::{ClassLoss, SquaredLoss};
+use odtree_core::continuous::rows::NumericData;
+use odtree_core::continuous::{solve, ContinuousConfig, NumericSolution};
+use odtree_core::OdtError;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+/// The optimal tree over every threshold `x <= t` (a midpoint between two distinct values)
+/// of the columns of `X` (float64, no NaN; infinities allowed), for `labels` (uint32 codes
+/// below `n_classes`, misclassification or the row-major `cost_matrix`, true class by
+/// predicted class) or, when `targets` is given, for squared error. Rows of weight zero are
+/// left out. The GIL is released; Ctrl-C and `time_limit` stop the search with the best
+/// tree found. Only trees costing less than `upper_bound` are searched for: when none
+/// does, the status is "infeasible" and the tree a single leaf.
+///
+/// Keys: `children_left` (rows with `x <= threshold`) and `children_right` (-1 at leaves),
+/// `feature` (the column, -2 at leaves), `threshold`, `value` (each node's statistics: class
+/// weights, or weight and sums of the centred targets), `n_node_samples`,
+/// `weighted_n_node_samples`, `label`, `leaf_value`, `objective`, `lower_bound`, `status`,
+/// `cache_entries` and `seconds`.
+#[pyfunction]
+#[pyo3(signature = (x, weights, *, labels=None, n_classes=1, cost_matrix=None, targets=None,
+                    max_depth=2, min_samples_leaf=1, leaf_penalty=0.0,
+                    upper_bound=f64::INFINITY, time_limit=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn solve_numeric<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<f64>,
+    weights: PyReadonlyArray1<f64>,
+    labels: Option<PyReadonlyArray1<u32>>,
+    n_classes: usize,
+    cost_matrix: Option<PyReadonlyArray2<f64>>,
+    targets: Option<PyReadonlyArray1<f64>>,
+    max_depth: u32,
+    min_samples_leaf: usize,
+    leaf_penalty: f64,
+    upper_bound: f64,
+    time_limit: Option<f64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let shape = x.as_array().dim();
+    let values: Vec<f64> = x.as_array().iter().copied().collect();
+    let weights = weights.as_array().to_vec();
+    if weights.len() != shape.0 {
+        return Err(PyValueError::new_err(format!(
+            "{} weights for {} rows",
+            weights.len(),
+            shape.0
+        )));
+    }
+    let data = NumericData::new(&values, shape.0, shape.1).map_err(to_py_err)?;
+    let config = ContinuousConfig {
+        max_depth,
+        min_samples_leaf,
+        leaf_penalty,
+        upper_bound,
+    };
+    let solution = match (targets, labels) {
+        (Some(targets), _) => {
+            let targets = targets.as_array().to_vec();
+            if targets.len() != shape.0 {
+                return Err(to_py_err(OdtError::InvalidData("one target per row".into())));
+            }
+            let loss = SquaredLoss::new(&targets, weights);
+            run_interruptible(py, time_limit, |budget| solve(&data, &loss, &config, budget))?.0
+        }
+        (None, Some(labels)) => {
+            let labels = labels.as_array().to_vec();
+            if labels.len() != shape.0 || labels.iter().any(|&c| c as usize >= n_classes) {
+                return Err(to_py_err(OdtError::InvalidData(format!(
+                    "one label below {n_classes} per row"
+                ))));
+            }
+            let costs = cost_matrix.map(|c| c.as_array().iter().copied().collect::<Vec<_>>());
+            if costs.as_ref().is_some_and(|c| c.len() != n_classes * n_classes) {
+                return Err(to_py_err(OdtError::InvalidData(format!(
+                    "the cost matrix must be {n_classes} by {n_classes}"
+                ))));
+            }
+            let loss = ClassLoss::new(labels, weights, n_classes, costs);
+            run_interruptible(py, time_limit, |budget| solve(&data, &loss, &config, budget))?.0
+        }
+        (None, None) => return Err(PyValueError::new_err("give labels or targets")),
+    };
+    solution_dict(py, &solution)
+}
+
+fn solution_dict<'py>(py: Python<'py>, solution: &NumericSolution) -> PyResult<Bound<'py, PyDict>> {
+    let nodes = &solution.nodes;
+    let dict = PyDict::new(py);
+    let child = |pick: fn(&_) -> usize| -> Vec<i64> {
+        nodes
+            .iter()
+            .map(|n: &odtree_core::continuous::NumericNode| {
+                if n.column.is_some() {
+                    pick(n) as i64
+                } else {
+                    -1
+                }
+            })
+            .collect()
+    };
+    dict.set_item("children_left", PyArray1::from_vec(py, child(|n| n.left)))?;
+    dict.set_item("children_right", PyArray1::from_vec(py, child(|n| n.right)))?;
+    let feature: Vec<i64> = nodes.iter().map(|n| n.column.map_or(-2, |c| c as i64)).collect();
+    dict.set_item("feature", PyArray1::from_vec(py, feature))?;
+    let threshold: Vec<f64> = nodes.iter().map(|n| n.threshold).collect();
+    dict.set_item("threshold", PyArray1::from_vec(py, threshold))?;
+    let value: Vec<Vec<f64>> = nodes.iter().map(|n| n.stats.clone()).collect();
+    dict.set_item("value", PyArray2::from_vec2(py, &value)?)?;
+    let rows: Vec<i64> = nodes.iter().map(|n| n.rows as i64).collect();
+    dict.set_item("n_node_samples", PyArray1::from_vec(py, rows))?;
+    let weight: Vec<f64> = nodes.iter().map(|n| n.weight).collect();
+    dict.set_item("weighted_n_node_samples", PyArray1::from_vec(py, weight))?;
+    let label: Vec<i64> = nodes.iter().map(|n| n.label as i64).collect();
+    dict.set_item("label", PyArray1::from_vec(py, label))?;
+    let leaf_value: Vec<f64> = nodes.iter().map(|n| n.value).collect();
+    dict.set_item("leaf_value", PyArray1::from_vec(py, leaf_value))?;
+    dict.set_item("objective", solution.objective)?;
+    dict.set_item("lower_bound", solution.lower_bound)?;
+    dict.set_item("status", solution.status.as_str())?;
+    dict.set_item("cache_entries", solution.stored)?;
+    dict.set_item("seconds", solution.seconds)?;
+    Ok(dict)
+}
