@@ -9,6 +9,8 @@
 //! symmetrically from `b`. With a minimum leaf size only the second fact holds, and the
 //! splits between `a` and `b` cost at least `L(b) + R(a) − s·w(a, b]`.
 
+use std::collections::VecDeque;
+
 /// The candidate splits of one column at one node, with what is known of those evaluated.
 pub struct Queue {
     /// `positions[i]`: the split puts the first `positions[i] + 1` rows of the column left.
@@ -17,8 +19,11 @@ pub struct Queue {
     weight_before: Vec<f64>,
     /// Lower bounds on `(L(i), R(i))` at the evaluated candidates.
     known: Vec<Option<(f64, f64)>>,
-    /// Ranges of candidates not yet tried, inclusive, with their evaluated neighbours.
-    ranges: Vec<Range>,
+    /// Ranges of candidates not yet tried, inclusive, with their evaluated neighbours,
+    /// tried first in, first out (the tried splits spread evenly over the column).
+    ranges: VecDeque<Range>,
+    /// The weight of rows between the candidate last returned and the far end of its range.
+    reach: f64,
     first: Option<usize>,
     monotone: bool,
     slope: Option<f64>,
@@ -45,15 +50,16 @@ impl Queue {
         Self {
             known: vec![None; n],
             ranges: if n == 0 {
-                Vec::new()
+                VecDeque::new()
             } else {
-                vec![Range {
+                VecDeque::from([Range {
                     lo: 0,
                     hi: n - 1,
                     before: None,
                     after: None,
-                }]
+                }])
             },
+            reach: 0.0,
             first: (n > 0).then_some(first.min(n - 1)),
             positions,
             weight_before,
@@ -76,11 +82,11 @@ impl Queue {
     /// is proven to cost at least `best`.
     pub fn next(&mut self, best: f64) -> Option<usize> {
         if let Some(first) = self.first.take() {
-            let range = self.ranges.pop().expect("the whole range");
+            let range = self.ranges.pop_front().expect("the whole range");
             self.push_around(range, first);
             return Some(first);
         }
-        while let Some(range) = self.ranges.pop() {
+        while let Some(range) = self.ranges.pop_front() {
             if let Some(range) = self.narrowed(range, best) {
                 let mid = range.lo + (range.hi - range.lo) / 2;
                 self.push_around(range, mid);
@@ -90,16 +96,24 @@ impl Queue {
         None
     }
 
+    /// The weight of rows between the candidate last returned by [`next`](Self::next) and
+    /// the far end of the range it was taken from: a child solved under a bound loosened by
+    /// this much tells enough to rule out the whole range.
+    pub fn reach(&self) -> f64 {
+        self.reach
+    }
+
     fn push_around(&mut self, range: Range, mid: usize) {
+        self.reach = self.between(range.lo, mid).max(self.between(mid, range.hi));
         if mid < range.hi {
-            self.ranges.push(Range {
+            self.ranges.push_back(Range {
                 lo: mid + 1,
                 before: Some(mid),
                 ..range
             });
         }
         if mid > range.lo {
-            self.ranges.push(Range {
+            self.ranges.push_back(Range {
                 hi: mid - 1,
                 after: Some(mid),
                 ..range

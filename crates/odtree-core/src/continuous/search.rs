@@ -317,18 +317,27 @@ impl<'a, L: Loss> Search<'a, L> {
                 let position = queue.position(i);
                 self.mark(rows, column, position);
                 let (lower, upper) = rows.split(&self.left, self.keys);
-                let right_floor = self.lower_bound(&upper, depth - 1);
-                let left = match self.solve(&lower, depth - 1, limit - right_floor) {
-                    Ok(left) => left,
-                    Err(at_least) => {
-                        queue.record(i, at_least, right_floor);
-                        continue;
+                // the larger child first; the smaller one under a bound loosened by the
+                // range's reach, so that what it proves can rule out the range's other splits
+                let lower_first = lower.len() >= upper.len();
+                let (first, second) = if lower_first { (&lower, &upper) } else { (&upper, &lower) };
+                let second_floor = self.lower_bound(second, depth - 1);
+                let (a, b) = match self.solve(first, depth - 1, limit - second_floor) {
+                    Err(at_least) => (Err(at_least), Err(second_floor)),
+                    Ok(one) => {
+                        let loosen = self.loss.slope().map_or(0.0, |s| s * queue.reach());
+                        let other = self.solve(second, depth - 1, limit - one.cost + loosen);
+                        (Ok(one), other)
                     }
                 };
-                match self.solve(&upper, depth - 1, limit - left.cost) {
-                    Err(at_least) => queue.record(i, left.cost, at_least),
-                    Ok(right) => {
-                        queue.record(i, left.cost, right.cost);
+                let cost_of = |o: &Outcome| match o {
+                    Ok(found) => found.cost,
+                    Err(at_least) => *at_least,
+                };
+                let (l, r) = if lower_first { (&a, &b) } else { (&b, &a) };
+                queue.record(i, cost_of(l), cost_of(r));
+                if let (Ok(l), Ok(r)) = (l, r) {
+                    if l.cost + r.cost < limit {
                         let list = &rows.sorted[column];
                         let cut = Cut {
                             column: column as u32,
@@ -336,8 +345,8 @@ impl<'a, L: Loss> Search<'a, L> {
                             above: list[position + 1].rank,
                         };
                         best = Some(Found {
-                            cost: left.cost + right.cost,
-                            tree: Rc::new(Sub::Split(cut, left.tree, right.tree)),
+                            cost: l.cost + r.cost,
+                            tree: Rc::new(Sub::Split(cut, l.tree.clone(), r.tree.clone())),
                         });
                     }
                 }
