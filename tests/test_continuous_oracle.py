@@ -4,7 +4,9 @@ category of a categorical one) on tiny random data, against the search with
 ``thresholds="midpoints"``, which must find the same optimum (classifier and regressor,
 weights, node limits).
 
-This oracle is the reference an exact search over ordered thresholds must also meet."""
+The exact search over ordered thresholds (``thresholds="exact"``) meets the same oracle
+without node limits (its first tree on a one-threshold grid, so that the search has to find
+better ones), and refuses node limits with a clear error."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from functools import cache
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from odtree import OptimalTreeClassifier, OptimalTreeRegressor
@@ -79,10 +82,16 @@ def columns_of(frame):
     return columns, [frame[c].dtype.name == "category" for c in frame.columns]
 
 
+@pytest.mark.parametrize("thresholds", ["midpoints", "exact"])
 @settings(max_examples=60, deadline=None)
 @given(tiny_data())
-def test_classifier_matches_brute_force_over_every_threshold(data):
+def test_classifier_matches_brute_force_over_every_threshold(thresholds, data):
     frame, y, weight, depth, leaves = data
+    if thresholds == "exact" and leaves is not None:
+        with pytest.raises(ValueError, match="max_leaf_nodes"):
+            OptimalTreeClassifier(max_depth=depth, max_leaf_nodes=leaves,
+                                  thresholds="exact").fit(frame, y, sample_weight=weight)
+        return
 
     def leaf_cost(rows):
         counts = np.bincount(y[rows], weights=weight[rows], minlength=3)
@@ -91,17 +100,24 @@ def test_classifier_matches_brute_force_over_every_threshold(data):
     nodes = depth_nodes(depth) if leaves is None else leaves - 1
     expected = brute_force(*columns_of(frame), leaf_cost, depth, nodes)
     model = OptimalTreeClassifier(max_depth=depth, max_leaf_nodes=leaves,
-                                  thresholds="midpoints").fit(frame, y, sample_weight=weight)
+                                  thresholds=thresholds, n_thresholds=1).fit(
+        frame, y, sample_weight=weight)
     assert model.status_ == "optimal"
     assert np.isclose(model.objective_, expected), (model.objective_, expected)
     # the tree's own training errors are its objective
     assert np.isclose(np.sum(weight * (model.predict(frame) != y)), expected)
 
 
+@pytest.mark.parametrize("thresholds", ["midpoints", "exact"])
 @settings(max_examples=60, deadline=None)
 @given(tiny_data(regression=True))
-def test_regressor_matches_brute_force_over_every_threshold(data):
+def test_regressor_matches_brute_force_over_every_threshold(thresholds, data):
     frame, y, weight, depth, leaves = data
+    if thresholds == "exact" and leaves is not None:
+        with pytest.raises(ValueError, match="max_leaf_nodes"):
+            OptimalTreeRegressor(max_depth=depth, max_leaf_nodes=leaves,
+                                  thresholds="exact").fit(frame, y, sample_weight=weight)
+        return
 
     def leaf_cost(rows):
         w, values = weight[rows], y[rows]
@@ -111,7 +127,8 @@ def test_regressor_matches_brute_force_over_every_threshold(data):
     nodes = depth_nodes(depth) if leaves is None else leaves - 1
     expected = brute_force(*columns_of(frame), leaf_cost, depth, nodes)
     model = OptimalTreeRegressor(max_depth=depth, max_leaf_nodes=leaves,
-                                 thresholds="midpoints").fit(frame, y, sample_weight=weight)
+                                 thresholds=thresholds, n_thresholds=1).fit(
+        frame, y, sample_weight=weight)
     assert model.status_ == "optimal"
     assert np.isclose(model.objective_, expected, atol=1e-9), (model.objective_, expected)
 

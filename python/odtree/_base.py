@@ -24,6 +24,7 @@ from sklearn.utils.validation import (
 
 from ._binarizer import MISSING_ADVICE, NUMERIC_DTYPES, Binarizer, missing_values_hint
 from ._constraints import constraint_settings
+from ._exact import BINARIZED, EVERY_THRESHOLD, grid_budget, remaining, solve_exact, unsupported
 from ._interrupts import note_interrupt
 from ._registry import register
 from ._solver import Solution, Solver
@@ -65,7 +66,7 @@ SEARCH_CONSTRAINTS: dict = {
     "max_cache_entries": [Interval(Integral, 1, None, closed="left"), None],
     "wipe_strategy": [StrOptions({"reuses", "descendants", "all"})],
     "wipe_factor": [Interval(Real, 0, 1, closed="right")],
-    "thresholds": [StrOptions({"quantile", "midpoints", "tree"})],
+    "thresholds": [StrOptions({"quantile", "midpoints", "tree", "exact"})],
     "n_thresholds": [Interval(Integral, 1, None, closed="left")],
     "missing": [StrOptions({"error", "split"})],
 }
@@ -386,8 +387,11 @@ class OptimalTreeBase(FittedTree, BaseEstimator):
 
     def _binarize_training(self, X, y, weight) -> np.ndarray:
         """Fits the binarizer on the rows of non-zero weight and returns their 0/1 matrix."""
-        self.binarizer_ = Binarizer(strategy=self.thresholds, n_thresholds=self.n_thresholds,
-                                    missing=self.missing)
+        # the exact search starts from a tree on the quantile grid (see odtree._exact)
+        exact = self.thresholds == "exact"
+        self._exact_X = X if exact else None
+        self.binarizer_ = Binarizer(strategy="quantile" if exact else self.thresholds,
+                                    n_thresholds=self.n_thresholds, missing=self.missing)
         binary_X = np.ascontiguousarray(
             self.binarizer_._fit_kept(X, y, weight, validated=True, deadline=self._deadline()),
             dtype=np.uint8)
@@ -412,6 +416,12 @@ class OptimalTreeBase(FittedTree, BaseEstimator):
         so a refit on the same binary data (new weights or limits) does not build it again.
         """
         kept = weight > 0
+        exact = getattr(self, "_exact_X", None) is not None
+        if exact:
+            refused = unsupported(self, objective)
+            if refused:
+                raise ValueError(f"thresholds='exact' does not support {', '.join(refused)} "
+                                 "yet; use thresholds='quantile' or 'midpoints'")
         solver = self._kept_solver(binary_X, labels, n_classes)
         # the search gets what is left of the time limit; a binarizer that stopped early
         # leaves it none, and its reason becomes the fit's
@@ -420,16 +430,31 @@ class OptimalTreeBase(FittedTree, BaseEstimator):
         time_limit = None if deadline is None else max(0.0, deadline - time.monotonic())
         if stopped is not None:
             time_limit = 0.0
+        grid_limit = time_limit
+        if exact:
+            grid_limit = grid_budget(time_limit) if time_limit is None else min(
+                time_limit, grid_budget(time_limit))
         settings = {name: getattr(self, name) for name in self._SOLVE_SETTINGS}
         settings["min_samples_leaf"] = resolved_min_samples_leaf(self.min_samples_leaf,
                                                                  len(weight))
         settings.update(constraint_settings(self, weight, self.n_features_in_,
                                             self.binary_features_))
         solution = solver.solve(
-            weight[kept], **settings, time_limit=time_limit,
+            weight[kept], **settings, time_limit=grid_limit,
             upper_bound=getattr(self, "upper_bound", None),  # clusterers have none
             max_leaf_nodes=self.max_leaf_nodes if max_leaf_nodes is None else max_leaf_nodes,
             verbose=self.verbose, callback=self.callback, **objective)
+        if exact:
+            X, self._exact_X = self._exact_X, None
+            solution = solve_exact(self, X, binary_X, labels, n_classes, weight, solution,
+                                   remaining(deadline), objective,
+                                   settings["min_samples_leaf"])
+            if stopped is not None and solution.status != "infeasible":
+                solution.status = stopped
+            self.optimal_over_ = EVERY_THRESHOLD
+            self._set_result(solution)
+            return solution
+        self.optimal_over_ = BINARIZED
         solutions = solution if isinstance(solution, list) else [solution]
         for one in solutions:
             if stopped is not None and one.status != "infeasible":
@@ -454,6 +479,7 @@ class OptimalTreeBase(FittedTree, BaseEstimator):
         and the data it was built from."""
         state = super().__getstate__()
         state.pop("_solver", None)
+        state.pop("_exact_X", None)
         return state
 
     def _set_result(self, solution: Solution) -> None:

@@ -181,6 +181,8 @@ cache_peak_bytes_, n_wipes_
             result = self._fit_tree(binary_X, labels, 1, weight, objective=self.criterion,
                                     targets=y[kept], quantile=float(self.quantile))
             self.tree_ = _with_values(result)
+            if self.thresholds == "exact":  # the tree's thresholds joined the features
+                binary_X = self.binarizer_._transform_checked(X)[kept]
             self.tree_.impurity = _node_losses(self.tree_, binary_X, y[kept], weight[kept],
                                                self.criterion, float(self.quantile))
         else:
