@@ -3,11 +3,13 @@ and pytrees-rs's ``ConTreeClassifier``, one fit at a time in one run, on the rea
 of ``continuous/`` in the benchmark directory.
 
 Each cell is the training errors and the seconds of one fit; ``*`` marks a fit stopped by the
-time limit (its tree is the best found, not proved). odtree runs twice: with
-``thresholds="midpoints"`` (every threshold as a 0/1 feature: exact over the raw columns) and
-with its default quantile grid (exact over the grid only)::
+time limit (its tree is the best found, not proved). odtree runs as ``thresholds="exact"``
+(the search over every threshold of the raw columns), ``thresholds="midpoints"`` (every
+threshold as a 0/1 feature) and its default quantile grid (exact over the grid only). The
+last lines give, per depth, each solver's geometric-mean time over the sets every solver
+proved, and its ratio to pycontree's::
 
-    python benchmarks/continuous.py --depths 2,3 --time-limit 30
+    python benchmarks/continuous.py --depths 2,3 --solvers pycontree,pytrees-rs,exact
     python benchmarks/continuous.py --sets bank,rice --depths 2 --solvers pycontree,midpoints
 
 Needs the bench extra (``pip install ".[bench]"``) for the peers.
@@ -61,6 +63,7 @@ def fit_odtree(thresholds):
 SOLVERS = {
     "pycontree": fit_pycontree,
     "pytrees-rs": fit_pytrees,
+    "exact": fit_odtree("exact"),
     "midpoints": fit_odtree("midpoints"),
     "quantile": fit_odtree("quantile"),
 }
@@ -80,14 +83,33 @@ def main(argv=None) -> None:
     print(f"{'set':<11} {'rows':>6} {'cols':>4} {'depth':>5}  "
           + "  ".join(f"{s:>16}" for s in solvers))
     for depth in map(int, args.depths.split(",")):
+        times = {solver: [] for solver in solvers}
         for name in names:
             X, y = load_continuous(name)
-            cells = []
+            cells, outcomes = [], []
             for solver in solvers:
                 errors, seconds, proved = SOLVERS[solver](X, y, depth, args.time_limit)
-                cells.append(f"{errors:>6} {seconds:7.2f} s{'' if proved else '*'}")
+                outcomes.append((seconds, proved))
+                cells.append(f"{errors:>6} {seconds:7.3f} s{'' if proved else '*'}")
+            if all(proved for _, proved in outcomes):
+                for solver, (seconds, _) in zip(solvers, outcomes, strict=True):
+                    times[solver].append(seconds)
             print(f"{name:<11} {X.shape[0]:>6} {X.shape[1]:>4} {depth:>5}  "
                   + "  ".join(f"{c:>16}" for c in cells), flush=True)
+        summarise(depth, times)
+
+
+def summarise(depth: int, times: dict) -> None:
+    """Prints each solver's geometric-mean time over the sets all solvers proved."""
+    means = {solver: float(np.exp(np.mean(np.log(np.maximum(t, 1e-4))))) if t else None
+             for solver, t in times.items()}
+    base = means.get("pycontree")
+    for solver, mean in means.items():
+        if mean is None:
+            continue
+        ratio = f", {mean / base:.2f}x pycontree" if base else ""
+        count = len(times[solver])
+        print(f"depth {depth}: {solver} geometric mean {mean:.3f} s over {count} sets{ratio}")
 
 
 if __name__ == "__main__":

@@ -44,6 +44,18 @@ CASES = {
         X, y = make_friedman1(1000, random_state=0)
         model = OptimalTreeRegressor(max_depth=2, thresholds="midpoints", time_limit=LIMIT)
     """,
+    # every threshold of 8 continuous columns of 20,000 distinct values each, depth 3
+    "exact_wide": """
+        X = np.random.default_rng(0).normal(size=(20_000, 8))
+        y = (X[:, 0] * X[:, 1] + X[:, 2] > 0).astype(int)
+        model = OptimalTreeClassifier(max_depth=3, thresholds="exact", time_limit=LIMIT)
+    """,
+    # occupancy (20,560 rows), every threshold, depth 3
+    "exact_occupancy": """
+        from odtree.datasets import load_continuous
+        X, y = load_continuous("occupancy")
+        model = OptimalTreeClassifier(max_depth=3, thresholds="exact", time_limit=LIMIT)
+    """,
     # 100,000 continuous columns: the binarizer itself outlasts the limit
     "wide_binarizer": """
         X = np.random.default_rng(0).normal(size=(10, 100_000))
@@ -66,8 +78,11 @@ LIMIT = {limit!r}
 print("fitting", flush=True)
 start = time.perf_counter()
 model.fit(X, y)
+import resource
 print(json.dumps({{"seconds": time.perf_counter() - start, "status": model.status_,
-                  "objective": model.objective_}}), flush=True)
+                  "objective": model.objective_,
+                  "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}),
+      flush=True)
 """
 
 
@@ -105,7 +120,30 @@ def test_fit_returns_within_the_time_limit(case):
     assert outcome["status"] == "time_limit"
 
 
-@pytest.mark.parametrize("case", ["midpoints", "sleeping_callback", "regressor"])
+def test_exact_occupancy_at_depth_two_is_proven_within_its_limit():
+    """The issue's case: the optimum over every threshold of occupancy at depth 2 (208
+    training errors, as pycontree proves) within time_limit=5, in little memory."""
+    case = CASES["exact_occupancy"].replace("max_depth=3", "max_depth=2")
+    CASES["_occupancy_depth_2"] = case
+    try:
+        outcome = _outcome(_start("_occupancy_depth_2", 5.0), timeout=60)
+    finally:
+        del CASES["_occupancy_depth_2"]
+    assert outcome["seconds"] <= 5.9, outcome
+    assert outcome["status"] == "optimal" and outcome["objective"] == 208, outcome
+    assert outcome["peak_mib"] < 1024, outcome
+
+
+def test_exact_search_memory_grows_with_the_rows_not_the_thresholds():
+    """20,000 rows × 8 columns, 160,000 distinct values: the exact search holds the sorted
+    columns and the row sets of its subproblems, not one 0/1 column per threshold (which
+    would be 160,000 × 20,000 bytes, 3 GiB)."""
+    outcome = _outcome(_start("exact_wide", 2.0), timeout=60)
+    assert outcome["peak_mib"] < 1024, outcome
+
+
+@pytest.mark.parametrize("case", ["midpoints", "sleeping_callback", "regressor", "exact_wide",
+                                  "exact_occupancy"])
 def test_ctrl_c_returns_the_best_tree_within_half_a_second(case):
     child = _start(case, None)
     time.sleep(1.0)

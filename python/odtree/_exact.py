@@ -102,9 +102,20 @@ def solve_exact(estimator, X, binary_X, labels, n_classes, weight, grid: Solutio
 
     matrix, sources = exact_inputs(estimator, X, weight, binary_X)
     kept_weight = np.ascontiguousarray(weight[weight > 0], dtype=np.float64)
+    penalty = float(estimator.ccp_alpha) * float(kept_weight.sum())
     bound = np.inf if estimator.upper_bound is None else float(estimator.upper_bound)
-    if grid is not None and grid.status != "infeasible":
-        bound = min(bound, grid.objective)
+    # the first trees: the grid's and CART's at the same depth, the better one kept
+    incumbents = []
+    if grid is not None and grid.status != "infeasible" and grid.objective < bound:
+        incumbents.append((grid.objective, lambda: grid))
+    cart = cart_tree(estimator.max_depth, min_samples_leaf, matrix, labels, kept_weight,
+                     objective, penalty)
+    if cart is not None and cart["objective"] < bound:
+        incumbents.append((cart["objective"],
+                           lambda: _as_solution(estimator, cart, sources, objective)))
+    incumbent = min(incumbents, key=lambda pair: pair[0], default=None)
+    if incumbent is not None:
+        bound = incumbent[0]
     if objective["objective"] == "squared_error":
         arguments = {"targets": np.ascontiguousarray(objective["targets"], dtype=np.float64)}
     else:
@@ -115,20 +126,76 @@ def solve_exact(estimator, X, binary_X, labels, n_classes, weight, grid: Solutio
                                                             dtype=np.float64)
     result = _core.solve_numeric(
         matrix, kept_weight, **arguments, max_depth=int(estimator.max_depth),
-        min_samples_leaf=int(min_samples_leaf),
-        leaf_penalty=float(estimator.ccp_alpha) * float(kept_weight.sum()),
-        upper_bound=bound, time_limit=time_limit)
+        min_samples_leaf=int(min_samples_leaf), leaf_penalty=penalty, upper_bound=bound,
+        time_limit=time_limit)
     status = str(result["status"])
-    found = status in ("optimal", "time_limit", "interrupted") and result["objective"] < bound
-    if not found and grid is not None and grid.status != "infeasible":
-        # no tree beats the grid's: proven optimal when the exact search ended
-        grid.status = "optimal" if status in ("optimal", "infeasible") else status
-        grid.lower_bound = grid.objective if grid.status == "optimal" else grid.lower_bound
-        return grid
-    solution = _as_solution(estimator, result, sources, objective)
-    if status == "infeasible":
-        solution.status = "infeasible"
+    if status != "infeasible" and result["objective"] < bound:
+        return _as_solution(estimator, result, sources, objective)
+    if incumbent is None:  # nothing below the user's upper_bound
+        solution = _as_solution(estimator, result, sources, objective)
+        solution.status = status
+        return solution
+    # no tree beats the incumbent: proven optimal when the exact search ended
+    solution = incumbent[1]()
+    solution.status = "optimal" if status in ("optimal", "infeasible") else status
+    solution.lower_bound = solution.objective if solution.status == "optimal" else 0.0
     return solution
+
+
+def cart_tree(max_depth, min_samples_leaf, matrix, labels, weight, objective,
+              penalty) -> dict | None:
+    """scikit-learn's CART tree of the same depth on the exact search's columns, as a result
+    of the core's form (its cost under the objective), or None where CART does not apply
+    (missing values, which the columns hold as infinities)."""
+    from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+    if matrix.shape[1] == 0 or not np.all(np.isfinite(matrix)):
+        return None
+    regression = objective["objective"] == "squared_error"
+    learner = DecisionTreeRegressor if regression else DecisionTreeClassifier
+    target = objective["targets"] if regression else labels
+    model = learner(max_depth=max_depth, min_samples_leaf=min_samples_leaf, random_state=0)
+    model.fit(matrix, target, sample_weight=weight)
+    tree = model.tree_
+    path = model.decision_path(matrix).T.tocsr()  # nodes × rows
+    rows = np.asarray(path.sum(axis=1)).ravel()
+    node_weight = path @ weight
+    is_leaf = tree.children_left < 0
+    if regression:
+        y = np.asarray(target, dtype=np.float64)
+        value = np.divide(path @ (weight * y), node_weight, out=np.zeros(len(rows)),
+                          where=node_weight > 0)
+        stats = np.column_stack([node_weight, path @ (weight * y), path @ (weight * y * y)])
+        loss = np.asarray(path @ (weight * y * y)) - np.divide(
+            (path @ (weight * y)) ** 2, node_weight, out=np.zeros(len(rows)),
+            where=node_weight > 0)
+        label = np.zeros(len(rows), dtype=np.int64)
+    else:
+        n_classes = int(labels.max()) + 1 if len(labels) else 1
+        onehot = np.zeros((len(labels), n_classes))
+        onehot[np.arange(len(labels)), labels] = weight
+        stats = np.asarray(path @ onehot)
+        costs = objective.get("cost_matrix")
+        if costs is None:
+            label = np.argmax(stats, axis=1)
+            loss = stats.sum(axis=1) - stats.max(axis=1)
+        else:
+            costs = np.asarray(costs, dtype=np.float64)[:n_classes, :]
+            per_class = stats @ costs  # the cost of predicting each class
+            label = np.argmin(per_class, axis=1)
+            loss = per_class.min(axis=1)
+        value = label.astype(np.float64)
+    return {
+        "children_left": tree.children_left.astype(np.int64),
+        "children_right": tree.children_right.astype(np.int64),
+        "feature": np.where(is_leaf, -2, tree.feature).astype(np.int64),
+        "threshold": tree.threshold.astype(np.float64),
+        "value": stats, "n_node_samples": rows.astype(np.int64),
+        "weighted_n_node_samples": node_weight, "label": label.astype(np.int64),
+        "leaf_value": value,
+        "objective": float(np.maximum(loss[is_leaf], 0).sum() + penalty * is_leaf.sum()),
+        "lower_bound": 0.0, "status": "time_limit", "cache_entries": 0, "seconds": 0.0,
+    }
 
 
 def _as_solution(estimator, result: dict, sources: list[Source], objective: dict) -> Solution:

@@ -5,8 +5,8 @@ mod callbacks;
 mod config;
 mod distinct;
 mod greedy;
-mod numeric;
 mod interrupt;
+mod numeric;
 
 use callbacks::{ClassesCallback, Failure, Labels, RowsCallback, FAILED};
 use config::PyConfig;

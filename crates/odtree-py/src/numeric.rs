@@ -64,10 +64,15 @@ pub fn solve_numeric<'py>(
         (Some(targets), _) => {
             let targets = targets.as_array().to_vec();
             if targets.len() != shape.0 {
-                return Err(to_py_err(OdtError::InvalidData("one target per row".into())));
+                return Err(to_py_err(OdtError::InvalidData(
+                    "one target per row".into(),
+                )));
             }
             let loss = SquaredLoss::new(&targets, weights);
-            run_interruptible(py, time_limit, |budget| solve(&data, &loss, &config, budget))?.0
+            run_interruptible(py, time_limit, |budget| {
+                solve(&data, &loss, &config, budget)
+            })?
+            .0
         }
         (None, Some(labels)) => {
             let labels = labels.as_array().to_vec();
@@ -77,13 +82,19 @@ pub fn solve_numeric<'py>(
                 ))));
             }
             let costs = cost_matrix.map(|c| c.as_array().iter().copied().collect::<Vec<_>>());
-            if costs.as_ref().is_some_and(|c| c.len() != n_classes * n_classes) {
+            if costs
+                .as_ref()
+                .is_some_and(|c| c.len() != n_classes * n_classes)
+            {
                 return Err(to_py_err(OdtError::InvalidData(format!(
                     "the cost matrix must be {n_classes} by {n_classes}"
                 ))));
             }
             let loss = ClassLoss::new(labels, weights, n_classes, costs);
-            run_interruptible(py, time_limit, |budget| solve(&data, &loss, &config, budget))?.0
+            run_interruptible(py, time_limit, |budget| {
+                solve(&data, &loss, &config, budget)
+            })?
+            .0
         }
         (None, None) => return Err(PyValueError::new_err("give labels or targets")),
     };
@@ -107,7 +118,10 @@ fn solution_dict<'py>(py: Python<'py>, solution: &NumericSolution) -> PyResult<B
     };
     dict.set_item("children_left", PyArray1::from_vec(py, child(|n| n.left)))?;
     dict.set_item("children_right", PyArray1::from_vec(py, child(|n| n.right)))?;
-    let feature: Vec<i64> = nodes.iter().map(|n| n.column.map_or(-2, |c| c as i64)).collect();
+    let feature: Vec<i64> = nodes
+        .iter()
+        .map(|n| n.column.map_or(-2, |c| c as i64))
+        .collect();
     dict.set_item("feature", PyArray1::from_vec(py, feature))?;
     let threshold: Vec<f64> = nodes.iter().map(|n| n.threshold).collect();
     dict.set_item("threshold", PyArray1::from_vec(py, threshold))?;

@@ -28,18 +28,38 @@ pub struct ClassLoss {
     n_classes: usize,
     /// `costs[truth * n_classes + predicted]`; `None` for misclassification.
     costs: Option<Vec<f64>>,
+    /// Two classes and misclassification: the leaf cost is the lighter class's weight.
+    two_plain: bool,
 }
 
 impl ClassLoss {
     /// A class loss over rows of these labels (each below `n_classes`) and weights; `costs`
     /// is the row-major cost matrix (true class by predicted class), if any.
-    pub fn new(labels: Vec<u32>, weights: Vec<f64>, n_classes: usize, costs: Option<Vec<f64>>) -> Self {
+    pub fn new(
+        labels: Vec<u32>,
+        weights: Vec<f64>,
+        n_classes: usize,
+        costs: Option<Vec<f64>>,
+    ) -> Self {
         Self {
             labels,
             weights,
+            two_plain: n_classes == 2 && costs.is_none(),
             n_classes,
             costs,
         }
+    }
+
+    /// The leaf cost of class weights `acc`, out of line (the two-class case is inlined).
+    #[inline(never)]
+    fn best_of(&self, acc: &[f64]) -> f64 {
+        self.best(|c| acc[c]).0
+    }
+
+    /// The leaf cost of class weights `total - part`.
+    #[inline(never)]
+    fn best_rest(&self, total: &[f64], part: &[f64]) -> f64 {
+        self.best(|c| total[c] - part[c]).0
     }
 
     /// The cost and class of the best prediction for class weights `at(k)`; ties go to the
@@ -78,7 +98,7 @@ impl Loss for ClassLoss {
         self.n_classes
     }
 
-    #[inline]
+    #[inline(always)]
     fn add(&self, acc: &mut [f64], row: usize) {
         acc[self.labels[row] as usize] += self.weights[row];
     }
@@ -88,26 +108,28 @@ impl Loss for ClassLoss {
         self.weights[row]
     }
 
-    #[inline]
+    #[inline(always)]
     fn cost(&self, acc: &[f64]) -> f64 {
-        if self.costs.is_none() && self.n_classes == 2 {
+        if self.two_plain {
             return acc[0].min(acc[1]);
         }
-        self.best(|c| acc[c]).0
+        self.best_of(acc)
     }
 
-    #[inline]
+    #[inline(always)]
     fn cost_rest(&self, total: &[f64], part: &[f64]) -> f64 {
-        if self.costs.is_none() && self.n_classes == 2 {
+        if self.two_plain {
             return (total[0] - part[0]).min(total[1] - part[1]).max(0.0);
         }
-        self.best(|c| total[c] - part[c]).0
+        self.best_rest(total, part)
     }
 
     fn slope(&self) -> Option<f64> {
-        Some(self.costs.as_ref().map_or(1.0, |costs| {
-            costs.iter().copied().fold(0.0, f64::max)
-        }))
+        Some(
+            self.costs
+                .as_ref()
+                .map_or(1.0, |costs| costs.iter().copied().fold(0.0, f64::max)),
+        )
     }
 
     fn predict(&self, acc: &[f64]) -> (usize, f64) {
@@ -129,7 +151,12 @@ impl SquaredLoss {
     pub fn new(targets: &[f64], weights: Vec<f64>) -> Self {
         let total: f64 = weights.iter().sum();
         let mean = if total > 0.0 {
-            targets.iter().zip(&weights).map(|(y, w)| y * w).sum::<f64>() / total
+            targets
+                .iter()
+                .zip(&weights)
+                .map(|(y, w)| y * w)
+                .sum::<f64>()
+                / total
         } else {
             0.0
         };
@@ -200,7 +227,12 @@ mod tests {
         assert_eq!(loss.cost(&acc), 1.0);
         assert_eq!(loss.predict(&[1.0, 1.0]).0, 0);
         // predicting 0 costs 5 per row of class 1: predicting 1 is cheaper
-        let matrix = ClassLoss::new(vec![0, 1, 1], vec![1.0; 3], 2, Some(vec![0.0, 1.0, 5.0, 0.0]));
+        let matrix = ClassLoss::new(
+            vec![0, 1, 1],
+            vec![1.0; 3],
+            2,
+            Some(vec![0.0, 1.0, 5.0, 0.0]),
+        );
         assert_eq!(matrix.cost(&acc), 1.0);
         assert_eq!(matrix.cost_rest(&acc, &[1.0, 0.0]), 0.0);
         assert_eq!(matrix.slope(), Some(5.0));

@@ -122,9 +122,10 @@ impl Rows {
             list.sort_by_key(|e| (e.rank, e.row));
             sorted.push(list);
         }
-        let key = sorted
-            .first()
-            .map_or(0, |list| list.iter().fold(0u128, |k, e| k.wrapping_add(keys[e.row as usize])));
+        let key = sorted.first().map_or(0, |list| {
+            list.iter()
+                .fold(0u128, |k, e| k.wrapping_add(keys[e.row as usize]))
+        });
         Self { sorted, key }
     }
 
@@ -140,9 +141,15 @@ impl Rows {
 
     /// The rows that go left (`left[row]`) and right, each still sorted by every column.
     pub fn split(&self, left: &[bool], keys: &[u128]) -> (Rows, Rows) {
-        let n_left = self.sorted[0].iter().filter(|e| left[e.row as usize]).count();
+        let n_left = self.sorted[0]
+            .iter()
+            .filter(|e| left[e.row as usize])
+            .count();
         let n_right = self.len() - n_left;
-        let (mut lower, mut upper) = (Vec::with_capacity(self.sorted.len()), Vec::with_capacity(self.sorted.len()));
+        let (mut lower, mut upper) = (
+            Vec::with_capacity(self.sorted.len()),
+            Vec::with_capacity(self.sorted.len()),
+        );
         for list in &self.sorted {
             let (mut l, mut r) = (Vec::with_capacity(n_left), Vec::with_capacity(n_right));
             for &e in list {
@@ -156,12 +163,20 @@ impl Rows {
             upper.push(r);
         }
         let key_of = |lists: &Vec<Vec<Entry>>| {
-            lists[0].iter().fold(0u128, |k, e| k.wrapping_add(keys[e.row as usize]))
+            lists[0]
+                .iter()
+                .fold(0u128, |k, e| k.wrapping_add(keys[e.row as usize]))
         };
         let (kl, kr) = (key_of(&lower), key_of(&upper));
         (
-            Rows { sorted: lower, key: kl },
-            Rows { sorted: upper, key: kr },
+            Rows {
+                sorted: lower,
+                key: kl,
+            },
+            Rows {
+                sorted: upper,
+                key: kr,
+            },
         )
     }
 }
@@ -190,15 +205,24 @@ mod tests {
     fn ranks_follow_distinct_values_and_splits_keep_order() {
         // one column: 3, 1, 3, 2
         let data = NumericData::new(&[3.0, 1.0, 3.0, 2.0], 4, 1).unwrap();
-        assert_eq!((0..4).map(|r| data.rank(0, r)).collect::<Vec<_>>(), [2, 0, 2, 1]);
+        assert_eq!(
+            (0..4).map(|r| data.rank(0, r)).collect::<Vec<_>>(),
+            [2, 0, 2, 1]
+        );
         assert_eq!(data.threshold(0, 0, 1), 1.5);
         let keys = row_keys(4);
         let rows = Rows::all(&data, &keys, |_| true);
         let order: Vec<u32> = rows.sorted[0].iter().map(|e| e.row).collect();
         assert_eq!(order, [1, 3, 0, 2]);
         let (l, r) = rows.split(&[true, false, false, true], &keys);
-        assert_eq!(l.sorted[0].iter().map(|e| e.row).collect::<Vec<_>>(), [3, 0]);
-        assert_eq!(r.sorted[0].iter().map(|e| e.row).collect::<Vec<_>>(), [1, 2]);
+        assert_eq!(
+            l.sorted[0].iter().map(|e| e.row).collect::<Vec<_>>(),
+            [3, 0]
+        );
+        assert_eq!(
+            r.sorted[0].iter().map(|e| e.row).collect::<Vec<_>>(),
+            [1, 2]
+        );
         assert_eq!(l.key.wrapping_add(r.key), rows.key);
         assert!(NumericData::new(&[f64::NAN], 1, 1).is_err());
     }

@@ -43,9 +43,7 @@ struct Known {
 
 /// One exact search.
 pub struct Search<'a, L: Loss> {
-    data: &'a NumericData,
     loss: &'a L,
-    config: &'a ContinuousConfig,
     budget: Budget,
     keys: &'a [u128],
     leaves: Leaves,
@@ -69,9 +67,7 @@ impl<'a, L: Loss> Search<'a, L> {
         keys: &'a [u128],
     ) -> Self {
         Self {
-            data,
             loss,
-            config,
             budget,
             keys,
             leaves: Leaves {
@@ -185,7 +181,7 @@ impl<'a, L: Loss> Search<'a, L> {
         let n = list.len();
         let min = self.leaves.min_rows;
         let positions: Vec<usize> = (0..n.saturating_sub(1))
-            .filter(|&p| list[p].rank != list[p + 1].rank && p + 1 >= min && n - p - 1 >= min)
+            .filter(|&p| list[p].rank != list[p + 1].rank && p + 1 >= min && n - p > min)
             .collect();
         let mut weight_before = Vec::with_capacity(n + 1);
         weight_before.push(0.0);
@@ -197,7 +193,13 @@ impl<'a, L: Loss> Search<'a, L> {
         let first = stump.cut.map_or(positions.len() / 2, |cut| {
             positions.partition_point(|&p| list[p].rank < cut.below)
         });
-        Queue::new(positions, weight_before, first, self.monotone, self.loss.slope())
+        Queue::new(
+            positions,
+            weight_before,
+            first,
+            self.monotone,
+            self.loss.slope(),
+        )
     }
 
     /// Marks the first `position + 1` rows of `column` as left, the others as right; returns
@@ -231,7 +233,14 @@ impl<'a, L: Loss> Search<'a, L> {
 
     /// Depth one or two: every root threshold's children are solved by one sweep of each
     /// column (ConTree's depth-two solver), the thresholds tried in bisection order.
-    fn depth_two(&mut self, rows: &Rows, total: &[f64], depth: u32, bound: f64, leaf: f64) -> Outcome {
+    fn depth_two(
+        &mut self,
+        rows: &Rows,
+        total: &[f64],
+        depth: u32,
+        bound: f64,
+        leaf: f64,
+    ) -> Outcome {
         let mut best = Found {
             cost: bound,
             tree: Rc::new(Sub::Leaf),
@@ -320,7 +329,11 @@ impl<'a, L: Loss> Search<'a, L> {
                 // the larger child first; the smaller one under a bound loosened by the
                 // range's reach, so that what it proves can rule out the range's other splits
                 let lower_first = lower.len() >= upper.len();
-                let (first, second) = if lower_first { (&lower, &upper) } else { (&upper, &lower) };
+                let (first, second) = if lower_first {
+                    (&lower, &upper)
+                } else {
+                    (&upper, &lower)
+                };
                 let second_floor = self.lower_bound(second, depth - 1);
                 let (a, b) = match self.solve(first, depth - 1, limit - second_floor) {
                     Err(at_least) => (Err(at_least), Err(second_floor)),

@@ -24,19 +24,24 @@ fn brute<L: Loss>(
         ranks.sort_unstable();
         ranks.dedup();
         for &below in &ranks[..ranks.len().saturating_sub(1)] {
-            let (l, r): (Vec<usize>, Vec<usize>) =
-                rows.iter().partition(|&&row| data.rank(column, row) <= below);
+            let (l, r): (Vec<usize>, Vec<usize>) = rows
+                .iter()
+                .partition(|&&row| data.rank(column, row) <= below);
             if l.len() < config.min_samples_leaf || r.len() < config.min_samples_leaf {
                 continue;
             }
-            let cost = brute(data, loss, &l, depth - 1, config) + brute(data, loss, &r, depth - 1, config);
+            let cost =
+                brute(data, loss, &l, depth - 1, config) + brute(data, loss, &r, depth - 1, config);
             best = best.min(cost);
         }
     }
     best
 }
 
-fn tiny() -> impl Strategy<Value = (Vec<f64>, usize, usize, Vec<u32>, Vec<f64>, u32, usize, f64)> {
+/// Values (row-major), rows, columns, labels, weights, depth, minimum leaf size, penalty.
+type Tiny = (Vec<f64>, usize, usize, Vec<u32>, Vec<f64>, u32, usize, f64);
+
+fn tiny() -> impl Strategy<Value = Tiny> {
     (3usize..10, 1usize..4).prop_flat_map(|(n, m)| {
         (
             proptest::collection::vec(0u8..4, n * m),
@@ -49,24 +54,47 @@ fn tiny() -> impl Strategy<Value = (Vec<f64>, usize, usize, Vec<u32>, Vec<f64>, 
             prop_oneof![Just(0.0), Just(0.5)],
         )
             .prop_map(|(x, n, m, y, w, d, min, pen)| {
-                (x.into_iter().map(f64::from).collect(), n, m, y, w, d, min, pen)
+                (
+                    x.into_iter().map(f64::from).collect(),
+                    n,
+                    m,
+                    y,
+                    w,
+                    d,
+                    min,
+                    pen,
+                )
             })
     })
 }
 
-fn check<L: Loss>(data: &NumericData, loss: &L, config: &ContinuousConfig) -> Result<(), TestCaseError> {
-    let kept: Vec<usize> = (0..data.n_rows()).filter(|&r| loss.weight(r) > 0.0).collect();
+fn check<L: Loss>(
+    data: &NumericData,
+    loss: &L,
+    config: &ContinuousConfig,
+) -> Result<(), TestCaseError> {
+    let kept: Vec<usize> = (0..data.n_rows())
+        .filter(|&r| loss.weight(r) > 0.0)
+        .collect();
     prop_assume!(!kept.is_empty());
     let expected = brute(data, loss, &kept, config.max_depth, config);
     let found = solve(data, loss, config, Budget::default());
     prop_assert_eq!(found.status, Status::Optimal);
-    prop_assert!((found.objective - expected).abs() < 1e-9, "{} vs {}", found.objective, expected);
+    prop_assert!(
+        (found.objective - expected).abs() < 1e-9,
+        "{} vs {}",
+        found.objective,
+        expected
+    );
     // and a bound at the optimum (less rounding) proves that nothing is cheaper
     let bounded = ContinuousConfig {
         upper_bound: expected - 1e-9,
         ..config.clone()
     };
-    prop_assert_eq!(solve(data, loss, &bounded, Budget::default()).status, Status::Infeasible);
+    prop_assert_eq!(
+        solve(data, loss, &bounded, Budget::default()).status,
+        Status::Infeasible
+    );
     Ok(())
 }
 
@@ -106,8 +134,16 @@ fn a_spent_budget_returns_the_best_found() {
     let y: Vec<u32> = (0..100).map(|i| u32::from(i % 3 == 0)).collect();
     let data = NumericData::new(&x, 100, 2).unwrap();
     let loss = ClassLoss::new(y, vec![1.0; 100], 2, None);
-    let config = ContinuousConfig { max_depth: 4, ..Default::default() };
-    let stopped = solve(&data, &loss, &config, Budget::new(Some(std::time::Duration::ZERO), None));
+    let config = ContinuousConfig {
+        max_depth: 4,
+        ..Default::default()
+    };
+    let stopped = solve(
+        &data,
+        &loss,
+        &config,
+        Budget::new(Some(std::time::Duration::ZERO), None),
+    );
     assert_eq!(stopped.status, Status::TimeLimit);
     assert!(stopped.objective <= 34.0);
 }
