@@ -24,6 +24,8 @@ pub struct Queue {
     ranges: VecDeque<Range>,
     /// The weight of rows between the candidate last returned and the far end of its range.
     reach: f64,
+    /// The least bound of the candidates ruled out so far.
+    floor: f64,
     first: Option<usize>,
     monotone: bool,
     slope: Option<f64>,
@@ -60,6 +62,7 @@ impl Queue {
                 }])
             },
             reach: 0.0,
+            floor: f64::INFINITY,
             first: (n > 0).then_some(first.min(n - 1)),
             positions,
             weight_before,
@@ -103,6 +106,12 @@ impl Queue {
         self.reach
     }
 
+    /// A lower bound on the cost of every candidate ruled out so far (infinite when none
+    /// was): with the costs of those tried, what a search that found nothing proves.
+    pub fn floor(&self) -> f64 {
+        self.floor
+    }
+
     fn push_around(&mut self, range: Range, mid: usize) {
         self.reach = self.between(range.lo, mid).max(self.between(mid, range.hi));
         if mid < range.hi {
@@ -131,18 +140,21 @@ impl Queue {
     }
 
     /// The part of `range` its bounds do not rule out, if any.
-    fn narrowed(&self, mut range: Range, best: f64) -> Option<Range> {
+    fn narrowed(&mut self, mut range: Range, best: f64) -> Option<Range> {
         let (la, ra) = self.bounds(range.before);
         let (lb, rb) = self.bounds(range.after);
         if !self.monotone {
             if let (Some(a), Some(b), Some(s)) = (range.before, range.after, self.slope) {
-                if lb + ra - s * self.between(a, b) >= best {
+                let bound = lb + ra - s * self.between(a, b);
+                if bound >= best {
+                    self.floor = self.floor.min(bound);
                     return None;
                 }
             }
             return Some(range);
         }
         if la + rb >= best {
+            self.floor = self.floor.min(la + rb);
             return None;
         }
         let Some(s) = self.slope.filter(|&s| s > 0.0) else {
@@ -152,7 +164,13 @@ impl Queue {
             // skip the candidates i with L(a) + R(a) − s·w(a, i] ≥ best
             let room = (la + ra - best) / s;
             if room >= 0.0 {
-                range.lo = first_failing(range.lo, range.hi + 1, |i| self.between(a, i) <= room);
+                let lo = first_failing(range.lo, range.hi + 1, |i| self.between(a, i) <= room);
+                if lo > range.lo {
+                    // the last one skipped is the least bounded
+                    let bound = la + ra - s * self.between(a, lo - 1);
+                    self.floor = self.floor.min(bound.max(la + rb));
+                }
+                range.lo = lo;
             }
         }
         if let Some(b) = range.after {
@@ -160,6 +178,10 @@ impl Queue {
             if room >= 0.0 && range.lo <= range.hi {
                 // the candidates from `keep` on are within reach of b
                 let keep = first_failing(range.lo, range.hi + 1, |i| self.between(i, b) > room);
+                if keep <= range.hi {
+                    let bound = lb + rb - s * self.between(keep, b);
+                    self.floor = self.floor.min(bound.max(la + rb));
+                }
                 if keep == range.lo {
                     return None;
                 }

@@ -259,6 +259,8 @@ impl<'a, L: Loss> Search<'a, L> {
                 found = true;
             }
         }
+        // what the search proves when it finds nothing below the bound
+        let mut floor = stumps.iter().fold(leaf, |f, stump| f.min(stump.cost));
         if depth == 2 {
             let n = rows.len();
             for column in Self::promising(&stumps) {
@@ -281,6 +283,7 @@ impl<'a, L: Loss> Search<'a, L> {
                         self.leaves,
                     );
                     queue.record(i, l.cost, r.cost);
+                    floor = floor.min(l.cost + r.cost);
                     if l.cost + r.cost < best.cost {
                         let list = &rows.sorted[column];
                         let cut = Cut {
@@ -295,6 +298,7 @@ impl<'a, L: Loss> Search<'a, L> {
                         found = true;
                     }
                 }
+                floor = floor.min(queue.floor());
                 if self.stopped.is_some() {
                     break;
                 }
@@ -303,7 +307,7 @@ impl<'a, L: Loss> Search<'a, L> {
         if found {
             Ok(best)
         } else {
-            Err(bound)
+            Err(floor.max(bound))
         }
     }
 
@@ -315,6 +319,7 @@ impl<'a, L: Loss> Search<'a, L> {
             tree: Rc::new(Sub::Leaf),
         });
         let stumps = self.stumps(rows, total);
+        let mut floor = leaf;
         for column in Self::promising(&stumps) {
             let mut queue = self.queue(rows, column, &stumps[column]);
             loop {
@@ -349,6 +354,7 @@ impl<'a, L: Loss> Search<'a, L> {
                 };
                 let (l, r) = if lower_first { (&a, &b) } else { (&b, &a) };
                 queue.record(i, cost_of(l), cost_of(r));
+                floor = floor.min(cost_of(l) + cost_of(r));
                 if let (Ok(l), Ok(r)) = (l, r) {
                     if l.cost + r.cost < limit {
                         let list = &rows.sorted[column];
@@ -364,11 +370,12 @@ impl<'a, L: Loss> Search<'a, L> {
                     }
                 }
             }
+            floor = floor.min(queue.floor());
             if self.stopped.is_some() {
                 break;
             }
         }
-        best.ok_or(bound)
+        best.ok_or(floor.max(bound))
     }
 
     /// What the store proves of `rows` at `depth` (0 when nothing).
