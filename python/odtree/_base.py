@@ -24,7 +24,15 @@ from sklearn.utils.validation import (
 
 from ._binarizer import MISSING_ADVICE, NUMERIC_DTYPES, Binarizer, missing_values_hint
 from ._constraints import constraint_settings
-from ._exact import BINARIZED, EVERY_THRESHOLD, grid_budget, remaining, solve_exact, unsupported
+from ._exact import (
+    BINARIZED,
+    EVERY_THRESHOLD,
+    grid_budget,
+    grid_covers_every_threshold,
+    remaining,
+    solve_exact,
+    unsupported,
+)
 from ._interrupts import note_interrupt
 from ._registry import register
 from ._solver import Solution, Solver
@@ -398,6 +406,7 @@ class OptimalTreeBase(FittedTree, BaseEstimator):
         self.binary_features_ = list(self.binarizer_.features_)
         self.binary_feature_names_ = np.array([f.name for f in self.binary_features_],
                                               dtype=object)
+        self._grid_complete = exact or grid_covers_every_threshold(self.binarizer_, X, weight)
         return binary_X
 
     #: The search settings every estimator passes to :meth:`Solver.solve` as they are.
@@ -454,7 +463,8 @@ class OptimalTreeBase(FittedTree, BaseEstimator):
             self.optimal_over_ = EVERY_THRESHOLD
             self._set_result(solution)
             return solution
-        self.optimal_over_ = BINARIZED
+        complete = getattr(self, "_grid_complete", False)
+        self.optimal_over_ = EVERY_THRESHOLD if complete else BINARIZED
         solutions = solution if isinstance(solution, list) else [solution]
         for one in solutions:
             if stopped is not None and one.status != "infeasible":

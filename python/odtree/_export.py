@@ -56,9 +56,11 @@ def export_text(model, *, feature_names=None, class_names=None, max_depth=None, 
     Returns
     -------
     str
-        One line per branch and per leaf; the true branch of each test comes first. A test on a
-        bool column reads ``name`` / ``not name``; a clusterer's leaf names its cluster and
-        centroid.
+        For a fitted optimal tree, a first line saying what its optimality covers (every
+        threshold of the input columns, or the binarized features; see ``optimal_over_``),
+        then one line per branch and per leaf; the true branch of each test comes first. A
+        test on a bool column reads ``name`` / ``not name``; a clusterer's leaf names its
+        cluster and centroid.
 
     Examples
     --------
@@ -102,7 +104,18 @@ def export_text(model, *, feature_names=None, class_names=None, max_depth=None, 
                 visit(child, depth + 1)
 
     visit(0, 0)
-    return "\n".join(lines) + "\n"
+    return _scope_header(model) + "\n".join(lines) + "\n"
+
+
+def _scope_header(model) -> str:
+    """The line saying what the fitted tree's optimality covers, for models that say it."""
+    scope = getattr(model, "optimal_over_", None)
+    if scope is None:
+        return ""
+    status = getattr(model, "status_", None)
+    if status == "optimal":
+        return f"# optimal over {scope}\n"
+    return f"# not proven optimal ({status}); searched over {scope}\n"
 
 
 def export_graphviz(model, out_file=None, *, max_depth=None, feature_names=None,

@@ -10,6 +10,8 @@ pub struct NumericData {
     ranks: Vec<Vec<u32>>,
     /// `distinct[j]`: column `j`'s distinct values, ascending.
     distinct: Vec<Vec<f64>>,
+    /// `order[j]`: the rows sorted by column `j` (ties by row).
+    order: Vec<Vec<u32>>,
 }
 
 impl NumericData {
@@ -33,10 +35,15 @@ impl NumericData {
         }
         let mut ranks = Vec::with_capacity(n_columns);
         let mut distinct = Vec::with_capacity(n_columns);
+        let mut orders = Vec::with_capacity(n_columns);
         for j in 0..n_columns {
             let column: Vec<f64> = (0..n_rows).map(|row| values[row * n_columns + j]).collect();
             let mut order: Vec<u32> = (0..n_rows as u32).collect();
-            order.sort_by(|&a, &b| column[a as usize].total_cmp(&column[b as usize]));
+            order.sort_by(|&a, &b| {
+                column[a as usize]
+                    .total_cmp(&column[b as usize])
+                    .then(a.cmp(&b))
+            });
             let mut rank = vec![0u32; n_rows];
             let mut seen: Vec<f64> = Vec::new();
             for &row in &order {
@@ -48,11 +55,13 @@ impl NumericData {
             }
             ranks.push(rank);
             distinct.push(seen);
+            orders.push(order);
         }
         Ok(Self {
             n_rows,
             ranks,
             distinct,
+            order: orders,
         })
     }
 
@@ -110,18 +119,18 @@ pub struct Rows {
 impl Rows {
     /// All rows of weight above zero (`weight(row) > 0`).
     pub fn all(data: &NumericData, keys: &[u128], kept: impl Fn(usize) -> bool) -> Self {
-        let mut sorted = Vec::with_capacity(data.n_columns());
-        for j in 0..data.n_columns() {
-            let mut list: Vec<Entry> = (0..data.n_rows())
-                .filter(|&row| kept(row))
-                .map(|row| Entry {
-                    row: row as u32,
-                    rank: data.rank(j, row),
-                })
-                .collect();
-            list.sort_by_key(|e| (e.rank, e.row));
-            sorted.push(list);
-        }
+        let sorted: Vec<Vec<Entry>> = (0..data.n_columns())
+            .map(|j| {
+                data.order[j]
+                    .iter()
+                    .filter(|&&row| kept(row as usize))
+                    .map(|&row| Entry {
+                        row,
+                        rank: data.rank(j, row as usize),
+                    })
+                    .collect()
+            })
+            .collect();
         let key = sorted.first().map_or(0, |list| {
             list.iter()
                 .fold(0u128, |k, e| k.wrapping_add(keys[e.row as usize]))
