@@ -520,8 +520,9 @@ class OptimalTreeBase(FittedTree, BaseEstimator):
             warn("the callback stopped the search: the tree is the best found so far "
                  "and may not be optimal", NotOptimalWarning)
         elif self.status_ == "time_limit":
+            scope = getattr(self, "optimal_over_", BINARIZED)
             warn(f"time limit of {self.time_limit} s reached: the tree is the best found "
-                 "so far and may not be optimal", NotOptimalWarning)
+                 f"so far and may not be optimal over {scope}", NotOptimalWarning)
 
     def _binarize(self, X) -> np.ndarray:
         return binarize_input(self, X)

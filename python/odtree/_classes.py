@@ -109,8 +109,18 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
     wipe_factor : float, default=0.1
         The share of the entries a wipe frees: of ``max_cache_entries``, or of the entries
         held when only ``memory_limit`` is set.
-    thresholds : {"quantile", "midpoints", "tree"}, default="quantile"
-        How numeric columns become binary features (see :class:`Binarizer`).
+    thresholds : {"quantile", "midpoints", "tree", "exact"}, default="quantile"
+        How numeric columns become binary features (see :class:`Binarizer`). ``"exact"``
+        searches every threshold of the numeric columns as they are (each column one
+        feature whose tests are the midpoints between its distinct training values, as
+        ConTree does), starting from the tree on the quantile grid (and CART's tree at
+        depths 3 and more): ``optimal_`` then means optimal over every threshold, and
+        under a time limit the tree is the best of the grid's, CART's and the exact
+        search's. It takes ``max_depth``, ``min_samples_leaf``, ``ccp_alpha``,
+        ``sample_weight``, ``class_weight``, ``cost_matrix`` (classifier), squared error
+        (regressor), ``missing="split"`` and categorical columns; other settings
+        (``max_leaf_nodes``, ``min_samples_split``, ``min_weight_fraction_leaf``,
+        ``monotonic_cst``, ``lexicographic``, other objectives) raise ValueError.
     n_thresholds : int, default=10
         Thresholds per numeric column for ``thresholds="quantile"``.
     missing : {"error", "split"}, default="error"
@@ -207,7 +217,12 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
         (the incumbent), each better tree found at the root, and where it ended. Bounds along
         the way are 0; :func:`odtree.plot_anytime` draws it.
     optimal_ : bool
-        Whether the tree is proven optimal.
+        Whether the tree is proven optimal (over what ``optimal_over_`` says).
+    optimal_over_ : str
+        What the search covered: ``"every threshold of the input columns"`` (with
+        ``thresholds="exact"``, and when the binary features hold every midpoint of each
+        numeric column, as for 0/1 and categorical data) or ``"the binarized features (a
+        grid of thresholds)"``.
     status_ : str
         ``"optimal"``, ``"time_limit"``, ``"interrupted"``, ``"memory_limit"`` or
         ``"infeasible"``.

@@ -64,7 +64,8 @@ wipe_strategy, wipe_factor, thresholds, n_thresholds, missing, anytime, verbose,
 callback
         As in :class:`OptimalTreeClassifier`; ``ccp_alpha`` adds ``ccp_alpha`` times the
         total training weight per leaf, which is scikit-learn's criterion for weighted mean
-        impurities.
+        impurities. ``thresholds="exact"`` (every threshold of the numeric columns) takes
+        ``criterion="squared_error"`` only.
 
     Attributes
     ----------
@@ -82,7 +83,7 @@ callback
         (summed over the quantiles with ``quantiles``).
     objectives_ : ndarray of shape (n_quantiles,)
         With ``quantiles``, each quantile's objective.
-    lower_bound_, optimal_, status_, fit_time_, binarizer_, binary_features_, \
+    lower_bound_, optimal_, optimal_over_, status_, fit_time_, binarizer_, binary_features_, \
 binary_feature_names_, n_features_in_, feature_names_in_, cache_peak_entries_, \
 cache_peak_bytes_, n_wipes_
         As in :class:`OptimalTreeClassifier`.

@@ -50,15 +50,32 @@ impl ClassLoss {
         }
     }
 
-    /// The leaf cost of class weights `acc`, out of line (the two-class case is inlined).
-    #[inline(never)]
+    /// The leaf cost of class weights `acc` (more than two classes, or a cost matrix).
+    #[inline]
     fn best_of(&self, acc: &[f64]) -> f64 {
+        if self.costs.is_none() {
+            let (mut sum, mut top) = (0.0, 0.0f64);
+            for &w in acc {
+                sum += w;
+                top = top.max(w);
+            }
+            return (sum - top).max(0.0);
+        }
         self.best(|c| acc[c]).0
     }
 
     /// The leaf cost of class weights `total - part`.
-    #[inline(never)]
+    #[inline]
     fn best_rest(&self, total: &[f64], part: &[f64]) -> f64 {
+        if self.costs.is_none() {
+            let (mut sum, mut top) = (0.0, 0.0f64);
+            for (&t, &p) in total.iter().zip(part) {
+                let w = t - p;
+                sum += w;
+                top = top.max(w);
+            }
+            return (sum - top).max(0.0);
+        }
         self.best(|c| total[c] - part[c]).0
     }
 

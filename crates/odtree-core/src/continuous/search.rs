@@ -160,7 +160,12 @@ impl<'a, L: Loss> Search<'a, L> {
         let counts = [rows.len(), 0];
         (0..rows.sorted.len())
             .map(|column| {
-                let [stump, _] = self.sweeper.column(
+                let none = Stump {
+                    cost: f64::INFINITY,
+                    cut: None,
+                };
+                let mut best = [none, none];
+                self.sweeper.column(
                     self.loss,
                     rows,
                     column,
@@ -168,8 +173,9 @@ impl<'a, L: Loss> Search<'a, L> {
                     [total, total],
                     counts,
                     self.leaves,
+                    &mut best,
                 );
-                stump
+                best[0]
             })
             .collect()
     }
