@@ -457,7 +457,9 @@ class OptimalTreeBase(FittedTree, BaseEstimator):
             X, self._exact_X = self._exact_X, None
             solution = solve_exact(self, X, binary_X, labels, n_classes, weight, solution,
                                    remaining(deadline), objective,
-                                   settings["min_samples_leaf"])
+                                   settings["min_samples_leaf"],
+                                   self.max_leaf_nodes if max_leaf_nodes is None
+                                   else max_leaf_nodes)
             if stopped is not None and solution.status != "infeasible":
                 solution.status = stopped
             self.optimal_over_ = EVERY_THRESHOLD

@@ -70,8 +70,8 @@ def unsupported(estimator, objective: dict) -> list[str]:
     """The settings of ``estimator`` the exact search does not take (empty when it takes
     them all)."""
     settings = {
-        "max_leaf_nodes": getattr(estimator, "max_leaf_nodes", None) is not None,
-        "max_depth=None": estimator.max_depth is None,
+        "max_depth=None without max_leaf_nodes": (
+            estimator.max_depth is None and getattr(estimator, "max_leaf_nodes", None) is None),
         "min_samples_split": getattr(estimator, "min_samples_split", 2) != 2,
         "min_weight_fraction_leaf": getattr(estimator, "min_weight_fraction_leaf", 0) != 0,
         "monotonic_cst": np.any(np.asarray(getattr(estimator, "monotonic_cst", None) or 0)),
@@ -114,7 +114,8 @@ def exact_inputs(estimator, X, weight: np.ndarray, binary_X: np.ndarray):
 
 
 def solve_exact(estimator, X, binary_X, labels, n_classes, weight, grid: Solution | None,
-                time_limit, objective: dict, min_samples_leaf: int) -> Solution:
+                time_limit, objective: dict, min_samples_leaf: int,
+                max_leaf_nodes: int | None) -> Solution:
     """The exact search on the kept rows, looking for trees cheaper than ``grid`` (the grid
     tree, or None), with what remains of ``time_limit``. Returns the better tree as a
     :class:`Solution` over the binarizer's features, to which the new thresholds are added;
@@ -130,8 +131,11 @@ def solve_exact(estimator, X, binary_X, labels, n_classes, weight, grid: Solutio
     incumbents = []
     if grid is not None and grid.status != "infeasible" and grid.objective < bound:
         incumbents.append((grid.objective, lambda: grid))
-    cart = None if estimator.max_depth <= 2 else cart_tree(
-        estimator.max_depth, min_samples_leaf, matrix, labels, kept_weight, objective, penalty)
+    # a tree of k leaves is at most k - 1 levels deep
+    depth = min(d for d in (estimator.max_depth, max_leaf_nodes and max_leaf_nodes - 1)
+                if d is not None)
+    cart = None if depth <= 2 else cart_tree(depth, max_leaf_nodes, min_samples_leaf, matrix,
+                                             labels, kept_weight, objective, penalty)
     if cart is not None and cart["objective"] < bound:
         incumbents.append((cart["objective"],
                            lambda: _as_solution(estimator, cart, sources, objective)))
@@ -147,7 +151,8 @@ def solve_exact(estimator, X, binary_X, labels, n_classes, weight, grid: Solutio
             arguments["cost_matrix"] = np.ascontiguousarray(objective["cost_matrix"],
                                                             dtype=np.float64)
     result = _core.solve_numeric(
-        matrix, kept_weight, **arguments, max_depth=int(estimator.max_depth),
+        matrix, kept_weight, **arguments, max_depth=int(depth),
+        max_nodes=None if max_leaf_nodes is None else int(max_leaf_nodes) - 1,
         min_samples_leaf=int(min_samples_leaf), leaf_penalty=penalty, upper_bound=bound,
         time_limit=time_limit)
     status = str(result["status"])
@@ -164,9 +169,9 @@ def solve_exact(estimator, X, binary_X, labels, n_classes, weight, grid: Solutio
     return solution
 
 
-def cart_tree(max_depth, min_samples_leaf, matrix, labels, weight, objective,
+def cart_tree(max_depth, max_leaf_nodes, min_samples_leaf, matrix, labels, weight, objective,
               penalty) -> dict | None:
-    """scikit-learn's CART tree of the same depth on the exact search's columns, as a result
+    """scikit-learn's CART tree of the same limits on the exact search's columns, as a result
     of the core's form (its cost under the objective), or None where CART does not apply
     (missing values, which the columns hold as infinities)."""
     from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
@@ -176,7 +181,8 @@ def cart_tree(max_depth, min_samples_leaf, matrix, labels, weight, objective,
     regression = objective["objective"] == "squared_error"
     learner = DecisionTreeRegressor if regression else DecisionTreeClassifier
     target = objective["targets"] if regression else labels
-    model = learner(max_depth=max_depth, min_samples_leaf=min_samples_leaf, random_state=0)
+    model = learner(max_depth=max_depth, max_leaf_nodes=max_leaf_nodes,
+                    min_samples_leaf=min_samples_leaf, random_state=0)
     model.fit(matrix, target, sample_weight=weight)
     tree = model.tree_
     path = model.decision_path(matrix).T.tocsr()  # nodes × rows

@@ -14,8 +14,9 @@ use pyo3::types::PyDict;
 /// The optimal tree over every threshold `x <= t` (a midpoint between two distinct values)
 /// of the columns of `X` (float64, no NaN; infinities allowed), for `labels` (uint32 codes
 /// below `n_classes`, misclassification or the row-major `cost_matrix`, true class by
-/// predicted class) or, when `targets` is given, for squared error. Rows of weight zero are
-/// left out. The GIL is released; Ctrl-C and `time_limit` stop the search with the best
+/// predicted class) or, when `targets` is given, for squared error, with at most `max_depth`
+/// levels and `max_nodes` splits (`None`: as many as the depth allows). Rows of weight zero
+/// are left out. The GIL is released; Ctrl-C and `time_limit` stop the search with the best
 /// tree found. Only trees costing less than `upper_bound` are searched for: when none
 /// does, the status is "infeasible" and the tree a single leaf.
 ///
@@ -26,7 +27,7 @@ use pyo3::types::PyDict;
 /// `cache_entries` and `seconds`.
 #[pyfunction]
 #[pyo3(signature = (x, weights, *, labels=None, n_classes=1, cost_matrix=None, targets=None,
-                    max_depth=2, min_samples_leaf=1, leaf_penalty=0.0,
+                    max_depth=2, max_nodes=None, min_samples_leaf=1, leaf_penalty=0.0,
                     upper_bound=f64::INFINITY, time_limit=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn solve_numeric<'py>(
@@ -38,6 +39,7 @@ pub fn solve_numeric<'py>(
     cost_matrix: Option<PyReadonlyArray2<f64>>,
     targets: Option<PyReadonlyArray1<f64>>,
     max_depth: u32,
+    max_nodes: Option<u64>,
     min_samples_leaf: usize,
     leaf_penalty: f64,
     upper_bound: f64,
@@ -56,6 +58,7 @@ pub fn solve_numeric<'py>(
     let data = NumericData::new(&values, shape.0, shape.1).map_err(to_py_err)?;
     let config = ContinuousConfig {
         max_depth,
+        max_nodes: max_nodes.unwrap_or(u64::MAX),
         min_samples_leaf,
         leaf_penalty,
         upper_bound,

@@ -28,6 +28,8 @@ use std::time::Instant;
 pub struct ContinuousConfig {
     /// Levels of splits at most.
     pub max_depth: u32,
+    /// Splits at most (`u64::MAX`: as many as the depth allows).
+    pub max_nodes: u64,
     /// Rows (of non-zero weight) each leaf holds at least.
     pub min_samples_leaf: usize,
     /// The cost added per leaf.
@@ -40,6 +42,7 @@ impl Default for ContinuousConfig {
     fn default() -> Self {
         Self {
             max_depth: 2,
+            max_nodes: u64::MAX,
             min_samples_leaf: 1,
             leaf_penalty: 0.0,
             upper_bound: f64::INFINITY,
@@ -99,7 +102,12 @@ pub fn solve<L: Loss>(
     let keys = row_keys(data.n_rows());
     let rows = Rows::all(data, &keys, |row| loss.weight(row) > 0.0);
     let mut search = Search::new(data, loss, config, budget, &keys);
-    let outcome = search.solve(&rows, config.max_depth, config.upper_bound);
+    let outcome = search.solve(
+        &rows,
+        config.max_depth,
+        config.max_nodes,
+        config.upper_bound,
+    );
     let stopped = search.stopped();
     let (tree, status) = match (outcome, stopped) {
         (Ok(found), None) => (found.tree, Status::Optimal),

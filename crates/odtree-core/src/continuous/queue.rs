@@ -28,6 +28,7 @@ pub struct Queue {
     floor: f64,
     first: Option<usize>,
     monotone: bool,
+    totals: bool,
     slope: Option<f64>,
 }
 
@@ -40,12 +41,15 @@ struct Range {
 }
 
 impl Queue {
-    /// A queue over `positions` (ascending), trying `first` before the others.
+    /// A queue over `positions` (ascending), trying `first` before the others. With
+    /// `totals`, what is recorded is a bound on the whole cost (the right part 0), and only
+    /// the neighbourhood bound applies.
     pub fn new(
         positions: Vec<usize>,
         weight_before: Vec<f64>,
         first: usize,
         monotone: bool,
+        totals: bool,
         slope: Option<f64>,
     ) -> Self {
         let n = positions.len();
@@ -67,6 +71,7 @@ impl Queue {
             positions,
             weight_before,
             monotone,
+            totals,
             slope,
         }
     }
@@ -144,6 +149,9 @@ impl Queue {
         let (la, ra) = self.bounds(range.before);
         let (lb, rb) = self.bounds(range.after);
         if !self.monotone {
+            if self.totals {
+                return Some(range);
+            }
             if let (Some(a), Some(b), Some(s)) = (range.before, range.after, self.slope) {
                 let bound = lb + ra - s * self.between(a, b);
                 if bound >= best {
@@ -153,8 +161,14 @@ impl Queue {
             }
             return Some(range);
         }
-        if la + rb >= best {
-            self.floor = self.floor.min(la + rb);
+        // L(a) + R(b), where the parts are known
+        let between = if self.totals {
+            f64::NEG_INFINITY
+        } else {
+            la + rb
+        };
+        if between >= best {
+            self.floor = self.floor.min(between);
             return None;
         }
         let Some(s) = self.slope.filter(|&s| s > 0.0) else {
@@ -168,7 +182,7 @@ impl Queue {
                 if lo > range.lo {
                     // the last one skipped is the least bounded
                     let bound = la + ra - s * self.between(a, lo - 1);
-                    self.floor = self.floor.min(bound.max(la + rb));
+                    self.floor = self.floor.min(bound.max(between));
                 }
                 range.lo = lo;
             }
@@ -180,7 +194,7 @@ impl Queue {
                 let keep = first_failing(range.lo, range.hi + 1, |i| self.between(i, b) > room);
                 if keep <= range.hi {
                     let bound = lb + rb - s * self.between(keep, b);
-                    self.floor = self.floor.min(bound.max(la + rb));
+                    self.floor = self.floor.min(bound.max(between));
                 }
                 if keep == range.lo {
                     return None;
@@ -214,7 +228,7 @@ mod tests {
     fn a_costly_split_rules_out_its_neighbours() {
         // ten unit-weight rows, a candidate after each of the first nine
         let weight_before: Vec<f64> = (0..=10).map(f64::from).collect();
-        let mut queue = Queue::new((0..9).collect(), weight_before, 4, true, Some(1.0));
+        let mut queue = Queue::new((0..9).collect(), weight_before, 4, true, false, Some(1.0));
         assert_eq!(queue.next(1.0), Some(4));
         // L(4) + R(4) = 5 against a best of 1: within 4 rows of it nothing can cost less
         queue.record(4, 2.0, 3.0);
@@ -224,7 +238,7 @@ mod tests {
     #[test]
     fn every_candidate_is_tried_when_nothing_prunes() {
         let weight_before: Vec<f64> = (0..=6).map(f64::from).collect();
-        let mut queue = Queue::new((0..5).collect(), weight_before, 2, true, Some(1.0));
+        let mut queue = Queue::new((0..5).collect(), weight_before, 2, true, false, Some(1.0));
         let mut tried = Vec::new();
         while let Some(i) = queue.next(f64::INFINITY) {
             queue.record(i, 0.0, 0.0);

@@ -52,7 +52,8 @@ pub struct Search<'a, L: Loss> {
     /// `left[row]`: the side of each row in the split being evaluated.
     left: Vec<bool>,
     sweeper: Sweeper,
-    store: HashMap<(u128, u32), Known>,
+    /// Keyed by the row set, the depth and the node budget.
+    store: HashMap<(u128, u32, u64), Known>,
     stopped: Option<Stop>,
 }
 
@@ -101,13 +102,19 @@ impl<'a, L: Loss> Search<'a, L> {
         acc
     }
 
-    /// The optimal tree of depth at most `depth` over `rows` if it costs less than `bound`.
-    pub fn solve(&mut self, rows: &Rows, depth: u32, bound: f64) -> Outcome {
+    /// The optimal tree of depth at most `depth` and at most `nodes` splits over `rows`, if
+    /// it costs less than `bound`.
+    pub fn solve(&mut self, rows: &Rows, depth: u32, nodes: u64, bound: f64) -> Outcome {
+        let nodes = nodes.min(full(depth));
         let total = self.total(rows);
         let loss = self.loss.cost(&total);
         let leaf = loss + self.leaves.penalty;
         let split_floor = 2.0 * self.leaves.penalty;
-        if depth == 0 || rows.len() < 2 * self.leaves.min_rows || loss <= 0.0 || split_floor >= leaf
+        if depth == 0
+            || nodes == 0
+            || rows.len() < 2 * self.leaves.min_rows
+            || loss <= 0.0
+            || split_floor >= leaf
         {
             return if leaf < bound {
                 Ok(Found {
@@ -121,7 +128,7 @@ impl<'a, L: Loss> Search<'a, L> {
         if bound <= self.leaves.penalty.min(split_floor) {
             return Err(bound);
         }
-        let key = (rows.key, depth);
+        let key = (rows.key, depth, nodes);
         if let Some(known) = self.store.get(&key) {
             if let Some(found) = &known.optimal {
                 return if found.cost < bound {
@@ -135,9 +142,11 @@ impl<'a, L: Loss> Search<'a, L> {
             }
         }
         let outcome = if depth <= 2 {
-            self.depth_two(rows, &total, depth, bound, leaf)
-        } else {
+            self.depth_two(rows, &total, depth, nodes, bound, leaf)
+        } else if nodes == full(depth) {
             self.deeper(rows, &total, depth, bound, leaf)
+        } else {
+            self.deeper_within(rows, &total, depth, nodes, bound, leaf)
         };
         if self.stopped.is_none() {
             let known = self.store.entry(key).or_insert(Known {
@@ -181,8 +190,8 @@ impl<'a, L: Loss> Search<'a, L> {
     }
 
     /// The candidate splits of `column` at `rows`, with the queue that tries them starting
-    /// at the column's best stump.
-    fn queue(&self, rows: &Rows, column: usize, stump: &Stump) -> Queue {
+    /// at the column's best stump (`totals`: see [`Queue::new`]).
+    fn queue(&self, rows: &Rows, column: usize, stump: &Stump, totals: bool) -> Queue {
         let list = &rows.sorted[column];
         let n = list.len();
         let min = self.leaves.min_rows;
@@ -204,6 +213,7 @@ impl<'a, L: Loss> Search<'a, L> {
             weight_before,
             first,
             self.monotone,
+            totals,
             self.loss.slope(),
         )
     }
@@ -244,6 +254,7 @@ impl<'a, L: Loss> Search<'a, L> {
         rows: &Rows,
         total: &[f64],
         depth: u32,
+        nodes: u64,
         bound: f64,
         leaf: f64,
     ) -> Outcome {
@@ -267,10 +278,10 @@ impl<'a, L: Loss> Search<'a, L> {
         }
         // what the search proves when it finds nothing below the bound
         let mut floor = stumps.iter().fold(leaf, |f, stump| f.min(stump.cost));
-        if depth == 2 {
+        if depth == 2 && nodes >= 2 {
             let n = rows.len();
             for column in Self::promising(&stumps) {
-                let mut queue = self.queue(rows, column, &stumps[column]);
+                let mut queue = self.queue(rows, column, &stumps[column], false);
                 while let Some(i) = queue.next(best.cost) {
                     if self.out_of_budget() {
                         break;
@@ -289,14 +300,25 @@ impl<'a, L: Loss> Search<'a, L> {
                         self.leaves,
                     );
                     queue.record(i, l.cost, r.cost);
+                    // with two splits, one child stays a leaf
+                    let (l, r) = if nodes >= 3 {
+                        (l, r)
+                    } else {
+                        let penalty = self.leaves.penalty;
+                        let leaf_of = |acc: &[f64]| Stump {
+                            cost: self.loss.cost(acc) + penalty,
+                            cut: None,
+                        };
+                        let (l_leaf, r_leaf) = (leaf_of(&left_total), leaf_of(&right_total));
+                        if l.cost + r_leaf.cost <= l_leaf.cost + r.cost {
+                            (l, r_leaf)
+                        } else {
+                            (l_leaf, r)
+                        }
+                    };
                     floor = floor.min(l.cost + r.cost);
                     if l.cost + r.cost < best.cost {
-                        let list = &rows.sorted[column];
-                        let cut = Cut {
-                            column: column as u32,
-                            below: list[position].rank,
-                            above: list[position + 1].rank,
-                        };
+                        let cut = self.cut(rows, column, position);
                         best = Found {
                             cost: l.cost + r.cost,
                             tree: Rc::new(Sub::Split(cut, stump_tree(&l), stump_tree(&r))),
@@ -327,7 +349,7 @@ impl<'a, L: Loss> Search<'a, L> {
         let stumps = self.stumps(rows, total);
         let mut floor = leaf;
         for column in Self::promising(&stumps) {
-            let mut queue = self.queue(rows, column, &stumps[column]);
+            let mut queue = self.queue(rows, column, &stumps[column], false);
             loop {
                 let limit = best.as_ref().map_or(bound, |b| b.cost);
                 let Some(i) = queue.next(limit) else { break };
@@ -345,12 +367,13 @@ impl<'a, L: Loss> Search<'a, L> {
                 } else {
                     (&upper, &lower)
                 };
-                let second_floor = self.lower_bound(second, depth - 1);
-                let (a, b) = match self.solve(first, depth - 1, limit - second_floor) {
+                let half = full(depth - 1);
+                let second_floor = self.lower_bound(second, depth - 1, half);
+                let (a, b) = match self.solve(first, depth - 1, half, limit - second_floor) {
                     Err(at_least) => (Err(at_least), Err(second_floor)),
                     Ok(one) => {
                         let loosen = self.loss.slope().map_or(0.0, |s| s * queue.reach());
-                        let other = self.solve(second, depth - 1, limit - one.cost + loosen);
+                        let other = self.solve(second, depth - 1, half, limit - one.cost + loosen);
                         (Ok(one), other)
                     }
                 };
@@ -363,12 +386,7 @@ impl<'a, L: Loss> Search<'a, L> {
                 floor = floor.min(cost_of(l) + cost_of(r));
                 if let (Ok(l), Ok(r)) = (l, r) {
                     if l.cost + r.cost < limit {
-                        let list = &rows.sorted[column];
-                        let cut = Cut {
-                            column: column as u32,
-                            below: list[position].rank,
-                            above: list[position + 1].rank,
-                        };
+                        let cut = self.cut(rows, column, position);
                         best = Some(Found {
                             cost: l.cost + r.cost,
                             tree: Rc::new(Sub::Split(cut, l.tree.clone(), r.tree.clone())),
@@ -384,11 +402,100 @@ impl<'a, L: Loss> Search<'a, L> {
         best.ok_or(floor.max(bound))
     }
 
-    /// What the store proves of `rows` at `depth` (0 when nothing).
-    fn lower_bound(&self, rows: &Rows, depth: u32) -> f64 {
+    /// Depth three or more under a budget of fewer splits than a full tree has: every way
+    /// of sharing the budget between the children is tried at each threshold. Only the
+    /// neighbourhood bound on whole costs applies (a child's optimum depends on its budget).
+    fn deeper_within(
+        &mut self,
+        rows: &Rows,
+        total: &[f64],
+        depth: u32,
+        nodes: u64,
+        bound: f64,
+        leaf: f64,
+    ) -> Outcome {
+        let mut best: Option<Found> = (leaf < bound).then(|| Found {
+            cost: leaf,
+            tree: Rc::new(Sub::Leaf),
+        });
+        let stumps = self.stumps(rows, total);
+        let mut floor = leaf;
+        let half = full(depth - 1);
+        let shares = nodes.saturating_sub(1 + half)..=(nodes - 1).min(half);
+        for column in Self::promising(&stumps) {
+            let mut queue = self.queue(rows, column, &stumps[column], true);
+            loop {
+                let limit = best.as_ref().map_or(bound, |b| b.cost);
+                let Some(i) = queue.next(limit) else { break };
+                if self.out_of_budget() {
+                    break;
+                }
+                let position = queue.position(i);
+                self.mark(rows, column, position);
+                let (lower, upper) = rows.split(&self.left, self.keys);
+                let mut at_least = f64::INFINITY;
+                for left_nodes in shares.clone() {
+                    let right_nodes = nodes - 1 - left_nodes;
+                    let limit = best.as_ref().map_or(bound, |b| b.cost);
+                    let right_floor = self.lower_bound(&upper, depth - 1, right_nodes);
+                    let left = match self.solve(&lower, depth - 1, left_nodes, limit - right_floor)
+                    {
+                        Ok(left) => left,
+                        Err(lower_bound) => {
+                            at_least = at_least.min(lower_bound + right_floor);
+                            continue;
+                        }
+                    };
+                    match self.solve(&upper, depth - 1, right_nodes, limit - left.cost) {
+                        Err(lower_bound) => at_least = at_least.min(left.cost + lower_bound),
+                        Ok(right) => {
+                            at_least = at_least.min(left.cost + right.cost);
+                            if left.cost + right.cost < limit {
+                                let cut = self.cut(rows, column, position);
+                                best = Some(Found {
+                                    cost: left.cost + right.cost,
+                                    tree: Rc::new(Sub::Split(cut, left.tree, right.tree)),
+                                });
+                            }
+                        }
+                    }
+                }
+                queue.record(i, at_least, 0.0);
+                floor = floor.min(at_least);
+            }
+            floor = floor.min(queue.floor());
+            if self.stopped.is_some() {
+                break;
+            }
+        }
+        best.ok_or(floor.max(bound))
+    }
+
+    /// The cut after the first `position + 1` rows of `column`.
+    fn cut(&self, rows: &Rows, column: usize, position: usize) -> Cut {
+        let list = &rows.sorted[column];
+        Cut {
+            column: column as u32,
+            below: list[position].rank,
+            above: list[position + 1].rank,
+        }
+    }
+
+    /// What the store proves of `rows` at `depth` within `nodes` splits (0 when nothing).
+    fn lower_bound(&self, rows: &Rows, depth: u32, nodes: u64) -> f64 {
+        let nodes = nodes.min(full(depth));
         self.store
-            .get(&(rows.key, depth))
+            .get(&(rows.key, depth, nodes))
             .map_or(0.0, |known| known.lower)
+    }
+}
+
+/// The splits of a full tree of `depth` levels.
+pub fn full(depth: u32) -> u64 {
+    if depth >= 63 {
+        u64::MAX
+    } else {
+        (1u64 << depth) - 1
     }
 }
 

@@ -5,18 +5,20 @@ use super::rows::NumericData;
 use super::*;
 use proptest::prelude::*;
 
-/// The least cost of a tree of depth at most `depth` over `rows`, every split tried.
+/// The least cost of a tree of depth at most `depth` and at most `nodes` splits over
+/// `rows`, every split tried.
 fn brute<L: Loss>(
     data: &NumericData,
     loss: &L,
     rows: &[usize],
     depth: u32,
+    nodes: u64,
     config: &ContinuousConfig,
 ) -> f64 {
     let mut stats = vec![0.0; loss.width()];
     rows.iter().for_each(|&r| loss.add(&mut stats, r));
     let mut best = loss.cost(&stats) + config.leaf_penalty;
-    if depth == 0 {
+    if depth == 0 || nodes == 0 {
         return best;
     }
     for column in 0..data.n_columns() {
@@ -30,16 +32,30 @@ fn brute<L: Loss>(
             if l.len() < config.min_samples_leaf || r.len() < config.min_samples_leaf {
                 continue;
             }
-            let cost =
-                brute(data, loss, &l, depth - 1, config) + brute(data, loss, &r, depth - 1, config);
-            best = best.min(cost);
+            let shared = nodes.min(16);
+            for left_nodes in 0..shared {
+                let cost = brute(data, loss, &l, depth - 1, left_nodes, config)
+                    + brute(data, loss, &r, depth - 1, shared - 1 - left_nodes, config);
+                best = best.min(cost);
+            }
         }
     }
     best
 }
 
-/// Values (row-major), rows, columns, labels, weights, depth, minimum leaf size, penalty.
-type Tiny = (Vec<f64>, usize, usize, Vec<u32>, Vec<f64>, u32, usize, f64);
+/// Values (row-major), rows, columns, labels, weights, depth, minimum leaf size, penalty,
+/// node budget.
+type Tiny = (
+    Vec<f64>,
+    usize,
+    usize,
+    Vec<u32>,
+    Vec<f64>,
+    u32,
+    usize,
+    f64,
+    u64,
+);
 
 fn tiny() -> impl Strategy<Value = Tiny> {
     (3usize..10, 1usize..4).prop_flat_map(|(n, m)| {
@@ -52,8 +68,9 @@ fn tiny() -> impl Strategy<Value = Tiny> {
             1u32..4,
             1usize..3,
             prop_oneof![Just(0.0), Just(0.5)],
+            prop_oneof![Just(u64::MAX), 1u64..6],
         )
-            .prop_map(|(x, n, m, y, w, d, min, pen)| {
+            .prop_map(|(x, n, m, y, w, d, min, pen, nodes)| {
                 (
                     x.into_iter().map(f64::from).collect(),
                     n,
@@ -63,6 +80,7 @@ fn tiny() -> impl Strategy<Value = Tiny> {
                     d,
                     min,
                     pen,
+                    nodes,
                 )
             })
     })
@@ -77,7 +95,8 @@ fn check<L: Loss>(
         .filter(|&r| loss.weight(r) > 0.0)
         .collect();
     prop_assume!(!kept.is_empty());
-    let expected = brute(data, loss, &kept, config.max_depth, config);
+    let nodes = config.max_nodes.min(search::full(config.max_depth));
+    let expected = brute(data, loss, &kept, config.max_depth, nodes, config);
     let found = solve(data, loss, config, Budget::default());
     prop_assert_eq!(found.status, Status::Optimal);
     prop_assert!(
@@ -102,28 +121,28 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
     #[test]
-    fn classification_meets_the_brute_force((x, n, m, y, w, depth, min, pen) in tiny()) {
+    fn classification_meets_the_brute_force((x, n, m, y, w, depth, min, pen, nodes) in tiny()) {
         let data = NumericData::new(&x, n, m).unwrap();
         let loss = ClassLoss::new(y, w, 3, None);
-        let config = ContinuousConfig { max_depth: depth, min_samples_leaf: min, leaf_penalty: pen, ..Default::default() };
+        let config = ContinuousConfig { max_depth: depth, max_nodes: nodes, min_samples_leaf: min, leaf_penalty: pen, ..Default::default() };
         check(&data, &loss, &config)?;
     }
 
     #[test]
-    fn cost_matrices_meet_the_brute_force((x, n, m, y, w, depth, min, pen) in tiny()) {
+    fn cost_matrices_meet_the_brute_force((x, n, m, y, w, depth, min, pen, nodes) in tiny()) {
         let data = NumericData::new(&x, n, m).unwrap();
         let costs = vec![0.0, 1.0, 4.0, 2.0, 0.0, 1.0, 0.5, 3.0, 0.0];
         let loss = ClassLoss::new(y, w, 3, Some(costs));
-        let config = ContinuousConfig { max_depth: depth, min_samples_leaf: min, leaf_penalty: pen, ..Default::default() };
+        let config = ContinuousConfig { max_depth: depth, max_nodes: nodes, min_samples_leaf: min, leaf_penalty: pen, ..Default::default() };
         check(&data, &loss, &config)?;
     }
 
     #[test]
-    fn squared_error_meets_the_brute_force((x, n, m, y, w, depth, min, pen) in tiny()) {
+    fn squared_error_meets_the_brute_force((x, n, m, y, w, depth, min, pen, nodes) in tiny()) {
         let data = NumericData::new(&x, n, m).unwrap();
         let targets: Vec<f64> = y.iter().map(|&v| f64::from(v) * 1.5 - 1.0).collect();
         let loss = SquaredLoss::new(&targets, w);
-        let config = ContinuousConfig { max_depth: depth, min_samples_leaf: min, leaf_penalty: pen, ..Default::default() };
+        let config = ContinuousConfig { max_depth: depth, max_nodes: nodes, min_samples_leaf: min, leaf_penalty: pen, ..Default::default() };
         check(&data, &loss, &config)?;
     }
 }
