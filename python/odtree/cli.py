@@ -126,9 +126,10 @@ def _parser() -> argparse.ArgumentParser:
     fit.add_argument("--ccp-alpha", type=float, default=0.0, metavar="ALPHA",
                      help="cost of each leaf, as a fraction of the training rows, as in "
                           "scikit-learn's cost-complexity pruning (default: 0)")
-    fit.add_argument("--thresholds", choices=("quantile", "midpoints", "tree"),
+    fit.add_argument("--thresholds", choices=("quantile", "midpoints", "tree", "exact"),
                      default="quantile",
-                     help="how numeric columns are cut into binary features (default: quantile)")
+                     help="how numeric columns are cut into binary features; 'exact' searches "
+                          "every threshold of each numeric column (default: quantile)")
     fit.add_argument("--n-thresholds", type=int, default=10, metavar="N",
                      help="cuts per numeric column for --thresholds quantile (default: 10)")
     fit.add_argument("--missing", choices=("error", "split"), default="error",

@@ -102,12 +102,19 @@ pub fn solve<L: Loss>(
     let keys = row_keys(data.n_rows());
     let rows = Rows::all(data, &keys, |row| loss.weight(row) > 0.0);
     let mut search = Search::new(data, loss, config, budget, &keys);
-    let outcome = search.solve(
-        &rows,
-        config.max_depth,
-        config.max_nodes,
-        config.upper_bound,
-    );
+    let (depth, nodes) = (config.max_depth, config.max_nodes);
+    let mut bound = config.upper_bound;
+    let mut first = None;
+    if depth >= ANYTIME_DEPTH {
+        first = anytime_passes(&mut search, &rows, depth, nodes, &mut bound);
+    }
+    let mut outcome = first.ok_or(bound);
+    if search.stopped().is_none() {
+        search.set_tries(None);
+        if let Ok(better) = search.solve(&rows, depth, nodes, bound) {
+            outcome = Ok(better);
+        }
+    }
     let stopped = search.stopped();
     let (tree, status) = match (outcome, stopped) {
         (Ok(found), None) => (found.tree, Status::Optimal),
@@ -136,6 +143,44 @@ pub fn solve<L: Loss>(
         stored: search.stored(),
         seconds: start.elapsed().as_secs_f64(),
     }
+}
+
+/// From this depth on, anytime passes come before the exact search.
+pub const ANYTIME_DEPTH: u32 = 4;
+
+/// Anytime passes (see [`Search::set_tries`]) with 1, 2, 4, ... thresholds per column at
+/// the nodes of depth three or more, each looking for a tree cheaper than the last one
+/// found (`bound`, lowered as they find them), until a pass takes more than a quarter of
+/// the time left (or a second without a time limit), or tries every threshold. Returns the
+/// best tree found.
+fn anytime_passes<L: Loss>(
+    search: &mut Search<'_, L>,
+    rows: &Rows,
+    depth: u32,
+    nodes: u64,
+    bound: &mut f64,
+) -> Option<search::Found> {
+    let mut best = None;
+    let mut tries = 1;
+    while search.stopped().is_none() && tries < rows.len() {
+        let started = Instant::now();
+        search.set_tries(Some(tries));
+        if let Ok(found) = search.solve(rows, depth, nodes, *bound) {
+            *bound = found.cost;
+            best = Some(found);
+        }
+        let took = started.elapsed();
+        let left = search
+            .deadline()
+            .map_or(std::time::Duration::from_secs(4), |d| {
+                d.saturating_duration_since(Instant::now())
+            });
+        if took * 4 > left {
+            break;
+        }
+        tries *= 2;
+    }
+    best
 }
 
 fn status_of(stop: crate::budget::Stop) -> Status {

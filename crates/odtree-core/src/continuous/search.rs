@@ -55,6 +55,9 @@ pub struct Search<'a, L: Loss> {
     /// Keyed by the row set, the depth and the node budget.
     store: HashMap<(u128, u32, u64), Known>,
     stopped: Option<Stop>,
+    /// In an anytime pass, how many thresholds of each column a node of depth three or more
+    /// tries (nothing it finds there is proven, nor stored); `None` in the exact search.
+    tries: Option<usize>,
 }
 
 impl<'a, L: Loss> Search<'a, L> {
@@ -80,7 +83,19 @@ impl<'a, L: Loss> Search<'a, L> {
             sweeper: Sweeper::new(loss.width()),
             store: HashMap::new(),
             stopped: None,
+            tries: None,
         }
+    }
+
+    /// Limits each column of each node of depth three or more to its first `tries`
+    /// thresholds (`None`: all of them, the exact search).
+    pub fn set_tries(&mut self, tries: Option<usize>) {
+        self.tries = tries;
+    }
+
+    /// When the time limit ends, if there is one.
+    pub fn deadline(&self) -> Option<std::time::Instant> {
+        self.budget.deadline()
     }
 
     /// Why the search stopped early, if it did.
@@ -148,7 +163,7 @@ impl<'a, L: Loss> Search<'a, L> {
         } else {
             self.deeper_within(rows, &total, depth, nodes, bound, leaf)
         };
-        if self.stopped.is_none() {
+        if self.stopped.is_none() && (depth <= 2 || self.tries.is_none()) {
             let known = self.store.entry(key).or_insert(Known {
                 lower: 0.0,
                 optimal: None,
@@ -350,7 +365,7 @@ impl<'a, L: Loss> Search<'a, L> {
         let mut floor = leaf;
         for column in Self::promising(&stumps) {
             let mut queue = self.queue(rows, column, &stumps[column], false);
-            loop {
+            for _ in 0..self.tries.unwrap_or(usize::MAX) {
                 let limit = best.as_ref().map_or(bound, |b| b.cost);
                 let Some(i) = queue.next(limit) else { break };
                 if self.out_of_budget() {
@@ -424,7 +439,7 @@ impl<'a, L: Loss> Search<'a, L> {
         let shares = nodes.saturating_sub(1 + half)..=(nodes - 1).min(half);
         for column in Self::promising(&stumps) {
             let mut queue = self.queue(rows, column, &stumps[column], true);
-            loop {
+            for _ in 0..self.tries.unwrap_or(usize::MAX) {
                 let limit = best.as_ref().map_or(bound, |b| b.cost);
                 let Some(i) = queue.next(limit) else { break };
                 if self.out_of_budget() {

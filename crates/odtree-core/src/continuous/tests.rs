@@ -65,7 +65,7 @@ fn tiny() -> impl Strategy<Value = Tiny> {
             Just(m),
             proptest::collection::vec(0u32..3, n),
             proptest::collection::vec(prop_oneof![Just(0.0), Just(1.0), Just(2.5)], n),
-            1u32..4,
+            1u32..5,
             1usize..3,
             prop_oneof![Just(0.0), Just(0.5)],
             prop_oneof![Just(u64::MAX), 1u64..6],
