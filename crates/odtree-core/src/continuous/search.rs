@@ -41,6 +41,14 @@ struct Known {
     optimal: Option<Found>,
 }
 
+/// The two children of a root threshold, solved at `depth` under a joint `limit`.
+struct Children<'r> {
+    lower: &'r Rows,
+    upper: &'r Rows,
+    depth: u32,
+    limit: f64,
+}
+
 /// One exact search.
 pub struct Search<'a, L: Loss> {
     loss: &'a L,
@@ -158,10 +166,8 @@ impl<'a, L: Loss> Search<'a, L> {
         }
         let outcome = if depth <= 2 {
             self.depth_two(rows, &total, depth, nodes, bound, leaf)
-        } else if nodes == full(depth) {
-            self.deeper(rows, &total, depth, bound, leaf)
         } else {
-            self.deeper_within(rows, &total, depth, nodes, bound, leaf)
+            self.deeper(rows, &total, depth, nodes, bound, leaf)
         };
         if self.stopped.is_none() && (depth <= 2 || self.tries.is_none()) {
             let known = self.store.entry(key).or_insert(Known {
@@ -354,73 +360,12 @@ impl<'a, L: Loss> Search<'a, L> {
         }
     }
 
-    /// Depth three or more: each root threshold's children are solved recursively, the
-    /// second child under the bound the first leaves.
-    fn deeper(&mut self, rows: &Rows, total: &[f64], depth: u32, bound: f64, leaf: f64) -> Outcome {
-        let mut best: Option<Found> = (leaf < bound).then(|| Found {
-            cost: leaf,
-            tree: Rc::new(Sub::Leaf),
-        });
-        let stumps = self.stumps(rows, total);
-        let mut floor = leaf;
-        for column in Self::promising(&stumps) {
-            let mut queue = self.queue(rows, column, &stumps[column], false);
-            for _ in 0..self.tries.unwrap_or(usize::MAX) {
-                let limit = best.as_ref().map_or(bound, |b| b.cost);
-                let Some(i) = queue.next(limit) else { break };
-                if self.out_of_budget() {
-                    break;
-                }
-                let position = queue.position(i);
-                self.mark(rows, column, position);
-                let (lower, upper) = rows.split(&self.left, self.keys);
-                // the larger child first; the smaller one under a bound loosened by the
-                // range's reach, so that what it proves can rule out the range's other splits
-                let lower_first = lower.len() >= upper.len();
-                let (first, second) = if lower_first {
-                    (&lower, &upper)
-                } else {
-                    (&upper, &lower)
-                };
-                let half = full(depth - 1);
-                let second_floor = self.lower_bound(second, depth - 1, half);
-                let (a, b) = match self.solve(first, depth - 1, half, limit - second_floor) {
-                    Err(at_least) => (Err(at_least), Err(second_floor)),
-                    Ok(one) => {
-                        let loosen = self.loss.slope().map_or(0.0, |s| s * queue.reach());
-                        let other = self.solve(second, depth - 1, half, limit - one.cost + loosen);
-                        (Ok(one), other)
-                    }
-                };
-                let cost_of = |o: &Outcome| match o {
-                    Ok(found) => found.cost,
-                    Err(at_least) => *at_least,
-                };
-                let (l, r) = if lower_first { (&a, &b) } else { (&b, &a) };
-                queue.record(i, cost_of(l), cost_of(r));
-                floor = floor.min(cost_of(l) + cost_of(r));
-                if let (Ok(l), Ok(r)) = (l, r) {
-                    if l.cost + r.cost < limit {
-                        let cut = self.cut(rows, column, position);
-                        best = Some(Found {
-                            cost: l.cost + r.cost,
-                            tree: Rc::new(Sub::Split(cut, l.tree.clone(), r.tree.clone())),
-                        });
-                    }
-                }
-            }
-            floor = floor.min(queue.floor());
-            if self.stopped.is_some() {
-                break;
-            }
-        }
-        best.ok_or(floor.max(bound))
-    }
-
-    /// Depth three or more under a budget of fewer splits than a full tree has: every way
-    /// of sharing the budget between the children is tried at each threshold. Only the
-    /// neighbourhood bound on whole costs applies (a child's optimum depends on its budget).
-    fn deeper_within(
+    /// Depth three or more: each root threshold's children are solved recursively. With a
+    /// full budget of splits, the larger child first and the smaller under the bound it
+    /// leaves; under a smaller budget, every way of sharing it between the children, and
+    /// then only the neighbourhood bound on whole costs applies (a child's optimum depends
+    /// on its share).
+    fn deeper(
         &mut self,
         rows: &Rows,
         total: &[f64],
@@ -435,10 +380,9 @@ impl<'a, L: Loss> Search<'a, L> {
         });
         let stumps = self.stumps(rows, total);
         let mut floor = leaf;
-        let half = full(depth - 1);
-        let shares = nodes.saturating_sub(1 + half)..=(nodes - 1).min(half);
+        let whole = nodes == full(depth);
         for column in Self::promising(&stumps) {
-            let mut queue = self.queue(rows, column, &stumps[column], true);
+            let mut queue = self.queue(rows, column, &stumps[column], !whole);
             for _ in 0..self.tries.unwrap_or(usize::MAX) {
                 let limit = best.as_ref().map_or(bound, |b| b.cost);
                 let Some(i) = queue.next(limit) else { break };
@@ -448,35 +392,26 @@ impl<'a, L: Loss> Search<'a, L> {
                 let position = queue.position(i);
                 self.mark(rows, column, position);
                 let (lower, upper) = rows.split(&self.left, self.keys);
-                let mut at_least = f64::INFINITY;
-                for left_nodes in shares.clone() {
-                    let right_nodes = nodes - 1 - left_nodes;
-                    let limit = best.as_ref().map_or(bound, |b| b.cost);
-                    let right_floor = self.lower_bound(&upper, depth - 1, right_nodes);
-                    let left = match self.solve(&lower, depth - 1, left_nodes, limit - right_floor)
-                    {
-                        Ok(left) => left,
-                        Err(lower_bound) => {
-                            at_least = at_least.min(lower_bound + right_floor);
-                            continue;
-                        }
-                    };
-                    match self.solve(&upper, depth - 1, right_nodes, limit - left.cost) {
-                        Err(lower_bound) => at_least = at_least.min(left.cost + lower_bound),
-                        Ok(right) => {
-                            at_least = at_least.min(left.cost + right.cost);
-                            if left.cost + right.cost < limit {
-                                let cut = self.cut(rows, column, position);
-                                best = Some(Found {
-                                    cost: left.cost + right.cost,
-                                    tree: Rc::new(Sub::Split(cut, left.tree, right.tree)),
-                                });
-                            }
-                        }
-                    }
+                let children = Children {
+                    lower: &lower,
+                    upper: &upper,
+                    depth: depth - 1,
+                    limit,
+                };
+                let ((l, r), found) = if whole {
+                    let loosen = self.loss.slope().map_or(0.0, |s| s * queue.reach());
+                    self.both_children(&children, loosen)
+                } else {
+                    self.shared_children(&children, nodes - 1)
+                };
+                queue.record(i, l, r);
+                floor = floor.min(l + r);
+                if let Some((l, r)) = found {
+                    best = Some(Found {
+                        cost: l.cost + r.cost,
+                        tree: Rc::new(Sub::Split(self.cut(rows, column, position), l.tree, r.tree)),
+                    });
                 }
-                queue.record(i, at_least, 0.0);
-                floor = floor.min(at_least);
             }
             floor = floor.min(queue.floor());
             if self.stopped.is_some() {
@@ -484,6 +419,77 @@ impl<'a, L: Loss> Search<'a, L> {
             }
         }
         best.ok_or(floor.max(bound))
+    }
+
+    /// The children's optimal trees with full budgets, if together they cost less than the
+    /// limit, and lower bounds on their costs. The larger child goes first; the smaller one
+    /// under a bound loosened by `loosen`, so that what it proves can rule out the other
+    /// thresholds of the range.
+    fn both_children(
+        &mut self,
+        at: &Children,
+        loosen: f64,
+    ) -> ((f64, f64), Option<(Found, Found)>) {
+        let half = full(at.depth);
+        let lower_first = at.lower.len() >= at.upper.len();
+        let (first, second) = if lower_first {
+            (at.lower, at.upper)
+        } else {
+            (at.upper, at.lower)
+        };
+        let second_floor = self.lower_bound(second, at.depth, half);
+        let (a, b) = match self.solve(first, at.depth, half, at.limit - second_floor) {
+            Err(at_least) => (Err(at_least), Err(second_floor)),
+            Ok(one) => {
+                let other = self.solve(second, at.depth, half, at.limit - one.cost + loosen);
+                (Ok(one), other)
+            }
+        };
+        let (l, r) = if lower_first { (a, b) } else { (b, a) };
+        let cost_of = |o: &Outcome| match o {
+            Ok(found) => found.cost,
+            Err(at_least) => *at_least,
+        };
+        let parts = (cost_of(&l), cost_of(&r));
+        match (l, r) {
+            (Ok(l), Ok(r)) if l.cost + r.cost < at.limit => (parts, Some((l, r))),
+            _ => (parts, None),
+        }
+    }
+
+    /// The best pair of children sharing `nodes` splits, if it costs less than the limit,
+    /// and a lower bound on the cost of every pair (as the first part, the second 0).
+    fn shared_children(
+        &mut self,
+        at: &Children,
+        nodes: u64,
+    ) -> ((f64, f64), Option<(Found, Found)>) {
+        let half = full(at.depth);
+        let mut limit = at.limit;
+        let mut at_least = f64::INFINITY;
+        let mut best = None;
+        for left_nodes in nodes.saturating_sub(half)..=nodes.min(half) {
+            let right_nodes = nodes - left_nodes;
+            let right_floor = self.lower_bound(at.upper, at.depth, right_nodes);
+            let left = match self.solve(at.lower, at.depth, left_nodes, limit - right_floor) {
+                Ok(left) => left,
+                Err(lower_bound) => {
+                    at_least = at_least.min(lower_bound + right_floor);
+                    continue;
+                }
+            };
+            match self.solve(at.upper, at.depth, right_nodes, limit - left.cost) {
+                Err(lower_bound) => at_least = at_least.min(left.cost + lower_bound),
+                Ok(right) => {
+                    at_least = at_least.min(left.cost + right.cost);
+                    if left.cost + right.cost < limit {
+                        limit = left.cost + right.cost;
+                        best = Some((left, right));
+                    }
+                }
+            }
+        }
+        ((at_least, 0.0), best)
     }
 
     /// The cut after the first `position + 1` rows of `column`.
