@@ -55,7 +55,8 @@ pub fn solve_numeric<'py>(
             shape.0
         )));
     }
-    let data = NumericData::new(&values, shape.0, shape.1).map_err(to_py_err)?;
+    // the columns are sorted in the worker, under the time limit and Ctrl-C
+    let sorted = || NumericData::new(&values, shape.0, shape.1);
     let config = ContinuousConfig {
         max_depth,
         max_nodes: max_nodes.unwrap_or(u64::MAX),
@@ -73,7 +74,7 @@ pub fn solve_numeric<'py>(
             }
             let loss = SquaredLoss::new(&targets, weights);
             run_interruptible(py, time_limit, |budget| {
-                solve(&data, &loss, &config, budget)
+                sorted().map(|data| solve(&data, &loss, &config, budget))
             })?
             .0
         }
@@ -95,13 +96,13 @@ pub fn solve_numeric<'py>(
             }
             let loss = ClassLoss::new(labels, weights, n_classes, costs);
             run_interruptible(py, time_limit, |budget| {
-                solve(&data, &loss, &config, budget)
+                sorted().map(|data| solve(&data, &loss, &config, budget))
             })?
             .0
         }
         (None, None) => return Err(PyValueError::new_err("give labels or targets")),
     };
-    solution_dict(py, &solution)
+    solution_dict(py, &solution.map_err(to_py_err)?)
 }
 
 fn solution_dict<'py>(py: Python<'py>, solution: &NumericSolution) -> PyResult<Bound<'py, PyDict>> {
