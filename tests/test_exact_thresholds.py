@@ -107,3 +107,29 @@ def test_a_time_limit_returns_the_best_first_tree_and_says_what_it_covers():
 
     cart = DecisionTreeClassifier(max_depth=4, random_state=0).fit(X, y)
     assert model.objective_ <= np.sum(cart.predict(X) != y)
+
+
+@pytest.mark.parametrize("depth", [2, 3, 4])
+def test_the_first_trees_change_the_work_not_the_optimum(depth):
+    """The grid the search starts from (1, 10 or 1000 thresholds a column), CART's tree, and
+    the anytime passes at depth 4 change how fast the proof comes, never the optimum."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(150, 3)).round(2)
+    y = (X[:, 0] + X[:, 1] ** 2 > 0.5).astype(int) ^ (rng.random(150) < 0.1)
+    objectives = {OptimalTreeClassifier(max_depth=depth, thresholds="exact",
+                                        n_thresholds=n).fit(X, y).objective_
+                  for n in (1, 10, 1000)}
+    assert len(objectives) == 1
+    midpoints = OptimalTreeClassifier(max_depth=min(depth, 2), thresholds="midpoints").fit(X, y)
+    if depth <= 2:
+        assert objectives == {midpoints.objective_}
+
+
+def test_an_upper_bound_below_the_optimum_leaves_the_best_leaf():
+    X = np.arange(20, dtype=float).reshape(-1, 1)
+    y = (np.arange(20) % 3 == 0).astype(int)
+    optimum = OptimalTreeClassifier(max_depth=2, thresholds="exact").fit(X, y).objective_
+    with pytest.warns(UserWarning, match="no tree has an objective below"):
+        model = OptimalTreeClassifier(max_depth=2, thresholds="exact",
+                                      upper_bound=optimum).fit(X, y)
+    assert model.status_ == "infeasible" and model.tree_.node_count == 1
