@@ -133,3 +133,19 @@ def test_an_upper_bound_below_the_optimum_leaves_the_best_leaf():
         model = OptimalTreeClassifier(max_depth=2, thresholds="exact",
                                       upper_bound=optimum).fit(X, y)
     assert model.status_ == "infeasible" and model.tree_.node_count == 1
+
+
+def test_tuning_and_the_pruning_path_refit_with_the_exact_search():
+    from odtree import OptimalTreeCV
+
+    X = np.linspace(0, 1, 120).reshape(-1, 1)
+    y = ((X[:, 0] > 0.415) & (X[:, 0] < 0.83)).astype(int)
+    path = OptimalTreeClassifier(max_depth=2, thresholds="exact",
+                                 n_thresholds=2).cost_complexity_pruning_path(X, y)
+    assert path.impurities[0] == 0  # the grid of two thresholds cannot reach 0 errors
+    search = OptimalTreeCV(depths=(1, 2), cv=3, estimator=OptimalTreeClassifier(
+        thresholds="exact", n_thresholds=2)).fit(X, y)
+    best = search.best_estimator_
+    assert best.optimal_ and best.optimal_over_ == EVERY_THRESHOLD
+    exact = OptimalTreeClassifier(max_depth=best.max_depth, thresholds="exact").fit(X, y)
+    assert best.objective_ == exact.objective_

@@ -49,9 +49,11 @@ class _FoldRefitter:
         self.estimator = clone(template).set_params(**params)
         self.estimator.fit(X, y, sample_weight=sample_weight)
         # a criterion that is no sum over leaves (F1, balanced accuracy) is finished by fit
-        # itself; such estimators are refitted whole
-        self.whole_fit = getattr(template, "criterion", "misclassification") != (
-            "misclassification")
+        # itself, and the exact search over every threshold runs on the raw columns, not on
+        # the kept solver's grid: such estimators are refitted whole
+        self.whole_fit = (getattr(template, "criterion", "misclassification")
+                          != "misclassification"
+                          or getattr(template, "thresholds", None) == "exact")
         self.data = (X, y, sample_weight)
         # as fit weighs the rows: sample_weight times the class_weight of each row's class
         self.weight = self.estimator._training_weight(sample_weight, _plain_labels(y))
@@ -130,8 +132,10 @@ def _score_fold(template, X, y, sample_weight, train, test, candidates, scorer, 
                                        max_leaf_nodes=leaves)
                 seconds = time.perf_counter() - start
             if scorer is None:  # ClassifierMixin.score, without binarizing X_test again
+                # (a whole refit may bring new features: the exact search's thresholds)
+                binary = estimator._binarize(X_test) if fold.whole_fit else test_binary
                 predicted = estimator.classes_[estimator.node_classes_[
-                    estimator.tree_.apply(test_binary)]]
+                    estimator.tree_.apply(binary)]]
                 # accuracy_score's arithmetic, without its checks of the targets
                 correct = np.asarray(y_test == predicted, dtype=np.float64)
                 if test_weight is None:
