@@ -88,6 +88,7 @@ def test_the_regressor_searches_every_threshold_for_squared_error():
 @pytest.mark.parametrize("setting", [{"min_samples_split": 5},
                                      {"min_weight_fraction_leaf": 0.1},
                                      {"monotonic_cst": [1, 0]},
+                                     {"monotonic_cst": np.array([0, -1])},
                                      {"criterion": "f1"}])
 def test_settings_it_does_not_take_raise_a_clear_error(setting):
     X = np.random.default_rng(2).uniform(size=(40, 2))

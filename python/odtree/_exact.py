@@ -7,10 +7,11 @@ column with missing values goes twice, its missing values below every value in o
 above every value in the other, so that each threshold is tried with the missing rows on
 either side (the binarizer's ``x <= t or missing`` and ``x <= t``).
 
-The binarizer's quantile grid gives a first tree quickly; the exact search then looks only
-for strictly better trees, and when it proves there are none, the grid tree is optimal over
-every threshold. The thresholds the final tree uses join the fitted binarizer's features, so
-that prediction, export and serialization treat the tree as any other.
+The binarizer's quantile grid (and, from depth 3, CART) gives a first tree quickly; the exact
+search then looks only for strictly better trees, and when it proves there are none, that
+first tree is optimal over every threshold. The thresholds the final tree uses join the
+fitted binarizer's features, so that prediction, export and serialization treat the tree as
+any other.
 """
 
 from __future__ import annotations
@@ -45,6 +46,10 @@ class Source:
     missing_low: bool | None = None
 
 
+def _any_nonzero(constraints) -> bool:
+    return constraints is not None and bool(np.any(np.asarray(constraints) != 0))
+
+
 def grid_covers_every_threshold(binarizer, X, weight: np.ndarray) -> bool:
     """Whether the fitted ``binarizer`` has a feature for every midpoint between two
     distinct values (of the rows of non-zero weight) of each numeric column: then the
@@ -74,7 +79,7 @@ def unsupported(estimator, objective: dict) -> list[str]:
             estimator.max_depth is None and getattr(estimator, "max_leaf_nodes", None) is None),
         "min_samples_split": getattr(estimator, "min_samples_split", 2) != 2,
         "min_weight_fraction_leaf": getattr(estimator, "min_weight_fraction_leaf", 0) != 0,
-        "monotonic_cst": np.any(np.asarray(getattr(estimator, "monotonic_cst", None) or 0)),
+        "monotonic_cst": _any_nonzero(getattr(estimator, "monotonic_cst", None)),
         "lexicographic": getattr(estimator, "lexicographic", False),
     }
     names = [name for name, used in settings.items() if used]
