@@ -68,6 +68,8 @@ def test_a_threshold_the_grid_misses_is_found():
     grid = OptimalTreeClassifier(max_depth=1, n_thresholds=3).fit(X, y)
     exact = OptimalTreeClassifier(max_depth=1, thresholds="exact", n_thresholds=3).fit(X, y)
     assert grid.objective_ > 0 and grid.optimal_over_ == BINARIZED
+    every = OptimalTreeClassifier(max_depth=1, thresholds="midpoints").fit(X, y)
+    assert every.objective_ == 0 and every.optimal_over_ == EVERY_THRESHOLD
     assert exact.objective_ == 0 and exact.optimal_
     threshold = exact.binary_features_[exact.tree_.feature[0]].value
     assert 0.41 <= threshold < 0.42

@@ -406,7 +406,7 @@ class OptimalTreeBase(FittedTree, BaseEstimator):
         self.binary_features_ = list(self.binarizer_.features_)
         self.binary_feature_names_ = np.array([f.name for f in self.binary_features_],
                                               dtype=object)
-        self._grid_complete = not exact and grid_covers_every_threshold(self.binarizer_, X, weight)
+        self._grid_complete = not exact and grid_covers_every_threshold(self.binarizer_)
         return binary_X
 
     #: The search settings every estimator passes to :meth:`Solver.solve` as they are.

@@ -228,6 +228,9 @@ class Binarizer(TransformerMixin, BaseEstimator):
         names = column_names(self)
         self.column_kinds_ = kinds
         self.features_, self.stopped_ = [], None
+        # whether every numeric column gets a threshold at each midpoint of its values (read
+        # by the estimators right after fitting, to say what their optimum covers)
+        self._every_midpoint = True
         try:
             for start, stop in _blocks(kinds, numeric.shape[0]):
                 if deadline is not None and time.monotonic() >= deadline:
@@ -510,8 +513,9 @@ class Binarizer(TransformerMixin, BaseEstimator):
         if len(complete):
             tree = [(i, tree_thresholds[first + j]) for i, j in enumerate(complete.tolist())
                     if first + j in tree_thresholds]
-            counts, values = thresholds_of(block[:, complete], weight, self.strategy,
-                                           self.n_thresholds, tree)
+            counts, values, midpoints = thresholds_of(block[:, complete], weight,
+                                                      self.strategy, self.n_thresholds, tree)
+            self._every_midpoint &= bool(np.all(counts == midpoints))
             thresholds.update(zip(complete.tolist(), np.split(values, np.cumsum(counts)[:-1]),
                                   strict=True))
         for j in np.flatnonzero(gappy).tolist():  # thresholds from the present values
@@ -519,8 +523,10 @@ class Binarizer(TransformerMixin, BaseEstimator):
             thresholds[j] = np.empty(0)
             if present.any():
                 tree = [(0, tree_thresholds[first + j])] if first + j in tree_thresholds else []
-                thresholds[j] = thresholds_of(block[present, j:j + 1], weight[present],
-                                              self.strategy, self.n_thresholds, tree)[1]
+                counts, thresholds[j], midpoints = thresholds_of(
+                    block[present, j:j + 1], weight[present], self.strategy,
+                    self.n_thresholds, tree)
+                self._every_midpoint &= bool(np.all(counts == midpoints))
         features = []
         for j in range(len(zero_one)):
             column, name = first + j, names[first + j]

@@ -50,25 +50,12 @@ def _any_nonzero(constraints) -> bool:
     return constraints is not None and bool(np.any(np.asarray(constraints) != 0))
 
 
-def grid_covers_every_threshold(binarizer, X, weight: np.ndarray) -> bool:
-    """Whether the fitted ``binarizer`` has a feature for every midpoint between two
-    distinct values (of the rows of non-zero weight) of each numeric column: then the
-    optimum over its features is the optimum over every threshold of the input columns (as
-    for 0/1 and categorical columns, always)."""
-    numeric, _, kinds = binarizer._read(X, reset=False, validated=True)
-    binary = {f.column for f in binarizer.features_ if f.kind == "binary"}
-    counts = {}
-    for feature in binarizer.features_:
-        if feature.kind == "threshold" and not feature.missing_holds:
-            counts[feature.column] = counts.get(feature.column, 0) + 1
-    kept = weight > 0
-    for j, kind in enumerate(kinds):
-        if kind == "numeric" and j not in binary:
-            values = np.asarray(numeric[kept, j], dtype=np.float64)
-            distinct = len(np.unique(values[~np.isnan(values)]))
-            if counts.get(j, 0) < distinct - 1:
-                return False
-    return True
+def grid_covers_every_threshold(binarizer) -> bool:
+    """Whether the just-fitted ``binarizer`` has a feature for every midpoint between two
+    distinct values (of the rows of non-zero weight) of each numeric column, and finished
+    every column: then the optimum over its features is the optimum over every threshold
+    of the input columns (as for 0/1 and categorical columns, always)."""
+    return binarizer.stopped_ is None and getattr(binarizer, "_every_midpoint", False)
 
 
 def unsupported(estimator, objective: dict) -> list[str]:

@@ -13,17 +13,19 @@ _LARGEST_BUDGET = 2**1000
 
 def thresholds_of(columns, weight, strategy, n_thresholds, tree):
     """Thresholds of the non-binary numeric ``columns`` (rows of non-zero ``weight``), all at
-    once: their number in each column, and their values, column after column in increasing
-    order. ``tree`` lists ``(column, greedy-tree thresholds)`` for ``strategy="tree"``.
+    once: their number in each column, their values, column after column in increasing
+    order, and the number of midpoints each column has (one fewer than its distinct values:
+    a column whose count reaches it has a threshold at every midpoint). ``tree`` lists
+    ``(column, greedy-tree thresholds)`` for ``strategy="tree"``.
 
     Row ``i`` of the ``(rows, columns)`` arrays below stands for each column's ``i``-th distinct
     value; rows past a column's last distinct value are padding.
 
     >>> import numpy as np
     >>> columns = np.array([[1.0, 5.0], [2.0, 5.0], [4.0, 7.0]])
-    >>> counts, values = thresholds_of(columns, np.ones(3), "midpoints", 10, [])
-    >>> counts.tolist(), values.tolist()
-    ([2, 1], [1.5, 3.0, 6.0])
+    >>> counts, values, midpoints = thresholds_of(columns, np.ones(3), "midpoints", 10, [])
+    >>> counts.tolist(), values.tolist(), midpoints.tolist()
+    ([2, 1], [1.5, 3.0, 6.0], [2, 1])
     """
     order = np.argsort(columns, axis=0, kind="stable")  # equal values keep their row order
     ordered = np.take_along_axis(columns, order, axis=0)
@@ -50,7 +52,8 @@ def thresholds_of(columns, weight, strategy, n_thresholds, tree):
             gap[below[below >= 0], j] = True
     gap &= np.arange(len(columns))[:, np.newaxis] < rank[-1]  # no gap above the largest value
     column, row = np.nonzero(gap.T)
-    return gap.sum(axis=0), _midpoints(distinct[row, column], distinct[row + 1, column])
+    return (gap.sum(axis=0), _midpoints(distinct[row, column], distinct[row + 1, column]),
+            rank[-1])
 
 
 def _quantile_gaps(fraction, n_thresholds):
