@@ -6,7 +6,7 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from odtree import (
     GreedyTreeClassifier,
@@ -252,6 +252,14 @@ def test_monotonic_cst_is_optimal_against_brute_force(data, constraints, depth, 
 
 @settings(max_examples=25, deadline=None)
 @given(tiny_data(n_features=3), CONSTRAINTS)
+# the lookahead first tree once deepened a depth-2 tree's children apart, breaking x0's rule
+@example(
+    (np.array([[0, 0, 0], [0, 0, 1], [0, 0, 0], [0, 1, 0], [1, 0, 0],
+               [0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 0, 0], [0, 0, 0]]),
+     np.array([0, 0, 0, 0, 0, 0, 0, 1, 1, 0]),
+     np.array([0, 1, 0, 1, 1, 0, 1, 1, 2, 1], dtype=float)),
+    [1, 0, -1],
+)
 def test_monotonic_cst_at_depth_3_and_with_other_constraints(data, constraints):
     X, y, weight = data
     if len(np.unique(y)) < 2:

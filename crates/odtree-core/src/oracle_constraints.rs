@@ -300,3 +300,56 @@ fn monotonic_constraints_are_refused_where_they_cannot_hold() {
     };
     assert!(bad_sign.validate().is_err());
 }
+
+/// The lookahead incumbent does not deepen the children of a depth-2 tree split on a
+/// monotonicity-constrained feature apart (a hypothesis case that once broke the constraint).
+#[test]
+fn the_lookahead_incumbent_keeps_monotonicity() {
+    let rows: [[u8; 3]; 10] = [
+        [0, 0, 0],
+        [0, 0, 1],
+        [0, 0, 0],
+        [0, 1, 0],
+        [1, 0, 0],
+        [0, 0, 0],
+        [1, 0, 0],
+        [1, 1, 0],
+        [0, 0, 0],
+        [0, 0, 0],
+    ];
+    let instance = Instance {
+        x: rows.concat(),
+        y: vec![0, 0, 0, 0, 0, 0, 0, 1, 1, 0],
+        weights: vec![0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 1.0, 1.0, 2.0, 1.0],
+        n_rows: 10,
+        n_classes: 2,
+    };
+    let signs = vec![1, 0, -1];
+    let rules = Constraints {
+        min_leaf: 1,
+        min_split: 2,
+        min_weight: 0.0,
+        penalty: 0.0,
+        monotonic: signs.clone(),
+    };
+    let expected = instance.constrained_optimum(3, u32::MAX, &rules);
+    assert_eq!(expected, 2.0);
+    let data = Dataset::new(&instance.x, 10, &instance.y, 2).unwrap();
+    let solver = Solver::new(data);
+    let base = Rules {
+        min_leaf: 1,
+        max_nodes: None,
+        penalty: 0.0,
+    };
+    for config in all_configs(3, &base) {
+        let config = SearchConfig {
+            monotonic: signs.clone(),
+            ..config
+        };
+        let solution = solver
+            .solve(&config, Some(&instance.weights), Budget::default())
+            .unwrap();
+        assert_eq!(solution.objective, expected, "{config:?}");
+        check_constrained_tree(&solution, &config, &signs);
+    }
+}

@@ -111,10 +111,6 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
         if self.budget.check().is_none() {
             self.solve(ahead, C::INFINITY, stats, rows);
         }
-        if depth <= horizon {
-            self.extract_node(builder, ahead, None, stats, rows);
-            return;
-        }
         let root = self
             .cache
             .find(self.key())
@@ -124,6 +120,16 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
                 Decision::Terminal { feature, .. } => Some((feature, None)),
                 Decision::Leaf | Decision::Unsolved => None,
             });
+        // a depth-2 tree on a monotonicity-constrained feature, found without the
+        // constraint (see `depth2_relaxed`), names no classes its children are restricted to:
+        // deepening them apart could break the constraint, so the tree is kept as it is
+        let unrestricted = |(feature, lanes): (u32, Option<[u8; 2]>)| {
+            lanes.is_none() && self.lane_divisions(feature, 0).1 > 1
+        };
+        if depth <= horizon || root.is_some_and(unrestricted) {
+            self.extract_node(builder, ahead, None, stats, rows);
+            return;
+        }
         let Some((feature, lanes)) = root else {
             builder.leaf(stats, rows);
             return;
