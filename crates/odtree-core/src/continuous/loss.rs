@@ -19,6 +19,11 @@ pub trait Loss {
     /// The prediction of a leaf holding `acc`: a class index (0 without classes) and a value
     /// (the class index, or the regression value).
     fn predict(&self, acc: &[f64]) -> (usize, f64);
+    /// The rows' classes when the loss counts misclassified rows of weight one (every
+    /// weight 0 or 1, no cost matrix): sweeps can then count in integers.
+    fn counted(&self) -> Option<&[u8]> {
+        None
+    }
 }
 
 /// Weighted misclassification, or the cost of a cost matrix, over `n_classes` classes.
@@ -30,6 +35,8 @@ pub struct ClassLoss {
     costs: Option<Vec<f64>>,
     /// Two classes and misclassification: the leaf cost is the lighter class's weight.
     two_plain: bool,
+    /// The labels as bytes, when every weight is 0 or 1 and there is no cost matrix.
+    counted: Option<Vec<u8>>,
 }
 
 impl ClassLoss {
@@ -41,9 +48,13 @@ impl ClassLoss {
         n_classes: usize,
         costs: Option<Vec<f64>>,
     ) -> Self {
+        let unit = weights.iter().all(|&w| w == 0.0 || w == 1.0);
+        let counted = (unit && costs.is_none() && n_classes <= 256)
+            .then(|| labels.iter().map(|&l| l as u8).collect());
         Self {
             labels,
             weights,
+            counted,
             two_plain: n_classes == 2 && costs.is_none(),
             n_classes,
             costs,
@@ -152,6 +163,10 @@ impl Loss for ClassLoss {
     fn predict(&self, acc: &[f64]) -> (usize, f64) {
         let class = self.best(|c| acc[c]).1;
         (class, class as f64)
+    }
+
+    fn counted(&self) -> Option<&[u8]> {
+        self.counted.as_deref()
     }
 }
 

@@ -239,18 +239,38 @@ impl<'a, L: Loss> Search<'a, L> {
         )
     }
 
-    /// Marks the first `position + 1` rows of `column` as left, the others as right; returns
-    /// the left side's statistics.
-    fn mark(&mut self, rows: &Rows, column: usize, position: usize) -> Vec<f64> {
-        let mut acc = vec![0.0; self.loss.width()];
+    /// Marks the first `position + 1` rows of `column` as left, the others as right.
+    fn mark(&mut self, rows: &Rows, column: usize, position: usize) {
         for (p, e) in rows.sorted[column].iter().enumerate() {
-            let goes_left = p <= position;
-            self.left[e.row as usize] = goes_left;
-            if goes_left {
-                self.loss.add(&mut acc, e.row as usize);
-            }
+            self.left[e.row as usize] = p <= position;
         }
-        acc
+    }
+
+    /// Moves the mark of `column` from after its first `from + 1` rows to after its first
+    /// `to + 1` (see [`Self::mark`]), flipping only the rows in between.
+    fn remark(&mut self, rows: &Rows, column: usize, from: usize, to: usize) {
+        let (range, left) = if from < to {
+            (from + 1..=to, true)
+        } else {
+            (to + 1..=from, false)
+        };
+        for e in &rows.sorted[column][range] {
+            self.left[e.row as usize] = left;
+        }
+    }
+
+    /// The statistics of the first `p` rows of `column`, for every `p` (`width` numbers
+    /// each, summed in the column's order).
+    fn prefixes(&self, rows: &Rows, column: usize) -> Vec<f64> {
+        let width = self.loss.width();
+        let list = &rows.sorted[column];
+        let mut sums = vec![0.0; (list.len() + 1) * width];
+        for (p, e) in list.iter().enumerate() {
+            let (done, next) = sums.split_at_mut((p + 1) * width);
+            next[..width].copy_from_slice(&done[p * width..]);
+            self.loss.add(&mut next[..width], e.row as usize);
+        }
+        sums
     }
 
     /// The columns in order of their best stump's cost (ties by index).
@@ -301,22 +321,30 @@ impl<'a, L: Loss> Search<'a, L> {
         let mut floor = stumps.iter().fold(leaf, |f, stump| f.min(stump.cost));
         if depth == 2 && nodes >= 2 {
             let n = rows.len();
+            let width = self.loss.width();
             for column in Self::promising(&stumps) {
                 let mut queue = self.queue(rows, column, &stumps[column], false);
+                let prefixes = self.prefixes(rows, column);
+                let mut marked = None;
                 while let Some(i) = queue.next(best.cost) {
                     if self.out_of_budget() {
                         break;
                     }
                     let position = queue.position(i);
-                    let left_total = self.mark(rows, column, position);
+                    match marked {
+                        None => self.mark(rows, column, position),
+                        Some(from) => self.remark(rows, column, from, position),
+                    }
+                    marked = Some(position);
+                    let left_total = &prefixes[(position + 1) * width..][..width];
                     let right_total: Vec<f64> =
-                        total.iter().zip(&left_total).map(|(t, l)| t - l).collect();
+                        total.iter().zip(left_total).map(|(t, l)| t - l).collect();
                     let left = &self.left;
                     let [l, r] = self.sweeper.stumps(
                         self.loss,
                         rows,
                         |row| usize::from(!left[row]),
-                        [&left_total, &right_total],
+                        [left_total, &right_total],
                         [position + 1, n - position - 1],
                         self.leaves,
                     );
@@ -330,7 +358,7 @@ impl<'a, L: Loss> Search<'a, L> {
                             cost: self.loss.cost(acc) + penalty,
                             cut: None,
                         };
-                        let (l_leaf, r_leaf) = (leaf_of(&left_total), leaf_of(&right_total));
+                        let (l_leaf, r_leaf) = (leaf_of(left_total), leaf_of(&right_total));
                         if l.cost + r_leaf.cost <= l_leaf.cost + r.cost {
                             (l, r_leaf)
                         } else {

@@ -65,6 +65,26 @@ impl Sweeper {
             cut: None,
         };
         let mut best = [leaf(0), leaf(1)];
+        if let (Some(labels), 0.0) = (loss.counted(), leaves.penalty) {
+            if loss.width() == 2 {
+                let totals = totals.map(|t| [t[0] as i64, t[1] as i64]);
+                for column in 0..rows.sorted.len() {
+                    two_counts(labels, rows, column, &side, totals, leaves.min_rows, &mut best);
+                }
+            } else {
+                let totals = totals.map(|t| t.iter().map(|&w| w as i64).collect::<Vec<_>>());
+                let mut counts = vec![0; 2 * totals[0].len()];
+                for column in 0..rows.sorted.len() {
+                    let sweep = Counted {
+                        labels,
+                        totals: [&totals[0], &totals[1]],
+                        min_rows: leaves.min_rows,
+                    };
+                    sweep.column(rows, column, &side, &mut counts, &mut best);
+                }
+            }
+            return best;
+        }
         for column in 0..rows.sorted.len() {
             self.column(loss, rows, column, &side, totals, counts, leaves, &mut best);
         }
@@ -137,6 +157,158 @@ impl Sweeper {
             }
             loss.add(&mut self.prefix[s], row);
             moved[s] += loss.weight(row);
+            seen[s] += 1;
+            last[s] = entry.rank;
+        }
+    }
+}
+
+/// [`Sweeper::column`] for two classes of rows of weight one and leaves without a penalty,
+/// counting in integers held in registers: the rows and the class-1 rows seen on each side.
+fn two_counts(
+    labels: &[u8],
+    rows: &Rows,
+    column: usize,
+    side: &impl Fn(usize) -> usize,
+    totals: [[i64; 2]; 2],
+    min_rows: usize,
+    best: &mut [Stump; 2],
+) {
+    let min = min_rows as i64;
+    // a side's splits are costed while `from[s] <= seen <= to[s]`
+    let to = totals.map(|[t0, t1]| t0 + t1 - min);
+    let mut from = [min, min];
+    for s in 0..2 {
+        if to[s] < from[s] {
+            from[s] = i64::MAX;
+        }
+    }
+    // costs are whole: below `best` means below its ceiling
+    let mut limit = best.map(|b| ceiling(b.cost));
+    let (mut seen0, mut seen1, mut ones0, mut ones1) = (0i64, 0i64, 0i64, 0i64);
+    let (mut last0, mut last1) = (u32::MAX, u32::MAX);
+    for entry in &rows.sorted[column] {
+        let row = entry.row as usize;
+        let s = side(row);
+        let (seen, ones, last) = if s == 0 {
+            (seen0, ones0, last0)
+        } else {
+            (seen1, ones1, last1)
+        };
+        if last != entry.rank && seen >= from[s] && seen <= to[s] {
+            let [t0, t1] = totals[s];
+            let zeros = seen - ones;
+            let left = zeros.min(ones);
+            let cost = left + (t0 - zeros).min(t1 - ones);
+            if cost < limit[s] {
+                limit[s] = cost;
+                best[s] = Stump {
+                    cost: cost as f64,
+                    cut: Some(Cut {
+                        column: column as u32,
+                        below: last,
+                        above: entry.rank,
+                    }),
+                };
+            }
+            // once the left leaf alone costs the best, the side is done
+            if left >= limit[s] {
+                from[s] = i64::MAX;
+                if from[1 - s] == i64::MAX {
+                    break;
+                }
+            }
+        }
+        let class = i64::from(labels[row]);
+        let right = s as i64;
+        seen0 += 1 - right;
+        seen1 += right;
+        ones0 += class & (right ^ 1);
+        ones1 += class & right;
+        if s == 0 {
+            last0 = entry.rank;
+        } else {
+            last1 = entry.rank;
+        }
+    }
+}
+
+/// The least whole number at least `cost` (saturating).
+fn ceiling(cost: f64) -> i64 {
+    if cost >= i64::MAX as f64 {
+        i64::MAX
+    } else {
+        cost.ceil() as i64
+    }
+}
+
+/// A sweep over rows of weight one with leaves without a penalty, for any number of
+/// classes: whole class counts, costed where a side's value changes.
+struct Counted<'a> {
+    labels: &'a [u8],
+    /// Each side's class counts.
+    totals: [&'a [i64]; 2],
+    min_rows: usize,
+}
+
+impl Counted<'_> {
+    /// [`Sweeper::column`] in whole counts; `counts` is scratch for both sides' counts.
+    fn column(
+        &self,
+        rows: &Rows,
+        column: usize,
+        side: &impl Fn(usize) -> usize,
+        counts: &mut [i64],
+        best: &mut [Stump; 2],
+    ) {
+        let k = self.totals[0].len();
+        counts.fill(0);
+        let min = self.min_rows as i64;
+        let size = self.totals.map(|t| t.iter().sum::<i64>());
+        let to = size.map(|n| n - min);
+        let mut from = [min, min];
+        for s in 0..2 {
+            if to[s] < from[s] {
+                from[s] = i64::MAX;
+            }
+        }
+        let mut limit = best.map(|b| ceiling(b.cost));
+        let mut seen = [0i64; 2];
+        let mut last = [u32::MAX; 2];
+        for entry in &rows.sorted[column] {
+            let row = entry.row as usize;
+            let s = side(row);
+            if last[s] != entry.rank && seen[s] >= from[s] && seen[s] <= to[s] {
+                let (mut top_left, mut top_right) = (0, 0);
+                let here = &counts[s * k..][..k];
+                for (&c, &t) in here.iter().zip(self.totals[s]) {
+                    top_left = top_left.max(c);
+                    top_right = top_right.max(t - c);
+                }
+                let left = seen[s] - top_left;
+                let cost = left + (size[s] - seen[s]) - top_right;
+                if cost < limit[s] {
+                    limit[s] = cost;
+                    best[s] = Stump {
+                        cost: cost as f64,
+                        cut: Some(Cut {
+                            column: column as u32,
+                            below: last[s],
+                            above: entry.rank,
+                        }),
+                    };
+                } else {
+                    // each row moved left lowers the cost by at most one
+                    from[s] = seen[s] + cost - limit[s] + 1;
+                }
+                if left >= limit[s] || from[s] > to[s] {
+                    from[s] = i64::MAX;
+                    if from[1 - s] == i64::MAX {
+                        break;
+                    }
+                }
+            }
+            counts[s * k + usize::from(self.labels[row])] += 1;
             seen[s] += 1;
             last[s] = entry.rank;
         }
