@@ -67,7 +67,7 @@ impl Queue {
             },
             reach: 0.0,
             floor: f64::INFINITY,
-            first: (n > 0).then_some(first.min(n - 1)),
+            first: (n > 0).then(|| first.min(n - 1)),
             positions,
             weight_before,
             monotone,

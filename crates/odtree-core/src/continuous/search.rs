@@ -41,6 +41,14 @@ struct Known {
     optimal: Option<Found>,
 }
 
+/// A root split of a depth-two tree: the first `position + 1` rows of `column` go left,
+/// with statistics `left_total`.
+struct Root<'t> {
+    column: usize,
+    position: usize,
+    left_total: &'t [f64],
+}
+
 /// The two children of a root threshold, solved at `depth` under a joint `limit`.
 struct Children<'r> {
     lower: &'r Rows,
@@ -320,58 +328,55 @@ impl<'a, L: Loss> Search<'a, L> {
         // what the search proves when it finds nothing below the bound
         let mut floor = stumps.iter().fold(leaf, |f, stump| f.min(stump.cost));
         if depth == 2 && nodes >= 2 {
-            let n = rows.len();
+            let mut queues: Vec<(usize, Queue)> = Self::promising(&stumps)
+                .into_iter()
+                .map(|column| (column, self.queue(rows, column, &stumps[column], false)))
+                .collect();
+            let mut marked = None;
+            // each column's most promising threshold first, for a good bound early
+            for (column, queue) in &mut queues {
+                let Some(i) = queue.next(best.cost) else {
+                    continue;
+                };
+                if self.out_of_budget() {
+                    break;
+                }
+                let position = queue.position(i);
+                let left_total = self.prefix(rows, *column, position);
+                let root = Root {
+                    column: *column,
+                    position,
+                    left_total: &left_total,
+                };
+                let (parts, pair) = self.root_split(rows, total, nodes, &root, &mut marked);
+                queue.record(i, parts.0, parts.1);
+                floor = floor.min(pair.0.cost + pair.1.cost);
+                if pair.0.cost + pair.1.cost < best.cost {
+                    best = self.two_level(rows, &root, pair);
+                    found = true;
+                }
+            }
             let width = self.loss.width();
-            for column in Self::promising(&stumps) {
-                let mut queue = self.queue(rows, column, &stumps[column], false);
-                let prefixes = self.prefixes(rows, column);
-                let mut marked = None;
+            for (column, mut queue) in queues {
+                let mut prefixes = Vec::new();
                 while let Some(i) = queue.next(best.cost) {
                     if self.out_of_budget() {
                         break;
                     }
-                    let position = queue.position(i);
-                    match marked {
-                        None => self.mark(rows, column, position),
-                        Some(from) => self.remark(rows, column, from, position),
+                    if prefixes.is_empty() {
+                        prefixes = self.prefixes(rows, column);
                     }
-                    marked = Some(position);
-                    let left_total = &prefixes[(position + 1) * width..][..width];
-                    let right_total: Vec<f64> =
-                        total.iter().zip(left_total).map(|(t, l)| t - l).collect();
-                    let left = &self.left;
-                    let [l, r] = self.sweeper.stumps(
-                        self.loss,
-                        rows,
-                        |row| usize::from(!left[row]),
-                        [left_total, &right_total],
-                        [position + 1, n - position - 1],
-                        self.leaves,
-                    );
-                    queue.record(i, l.cost, r.cost);
-                    // with two splits, one child stays a leaf
-                    let (l, r) = if nodes >= 3 {
-                        (l, r)
-                    } else {
-                        let penalty = self.leaves.penalty;
-                        let leaf_of = |acc: &[f64]| Stump {
-                            cost: self.loss.cost(acc) + penalty,
-                            cut: None,
-                        };
-                        let (l_leaf, r_leaf) = (leaf_of(left_total), leaf_of(&right_total));
-                        if l.cost + r_leaf.cost <= l_leaf.cost + r.cost {
-                            (l, r_leaf)
-                        } else {
-                            (l_leaf, r)
-                        }
+                    let position = queue.position(i);
+                    let root = Root {
+                        column,
+                        position,
+                        left_total: &prefixes[(position + 1) * width..][..width],
                     };
-                    floor = floor.min(l.cost + r.cost);
-                    if l.cost + r.cost < best.cost {
-                        let cut = self.cut(rows, column, position);
-                        best = Found {
-                            cost: l.cost + r.cost,
-                            tree: Rc::new(Sub::Split(cut, stump_tree(&l), stump_tree(&r))),
-                        };
+                    let (parts, pair) = self.root_split(rows, total, nodes, &root, &mut marked);
+                    queue.record(i, parts.0, parts.1);
+                    floor = floor.min(pair.0.cost + pair.1.cost);
+                    if pair.0.cost + pair.1.cost < best.cost {
+                        best = self.two_level(rows, &root, pair);
                         found = true;
                     }
                 }
@@ -386,6 +391,74 @@ impl<'a, L: Loss> Search<'a, L> {
         } else {
             Err(floor.max(bound))
         }
+    }
+
+    /// The best depth-one children of the root split `root` at depth two: their optimal
+    /// costs (for the queue's bounds), and the children the tree takes within `nodes`
+    /// splits (with two, one child stays a leaf). `marked` is the split whose sides
+    /// `self.left` holds (column, position).
+    fn root_split(
+        &mut self,
+        rows: &Rows,
+        total: &[f64],
+        nodes: u64,
+        root: &Root,
+        marked: &mut Option<(usize, usize)>,
+    ) -> ((f64, f64), (Stump, Stump)) {
+        let (column, position) = (root.column, root.position);
+        match *marked {
+            Some((c, from)) if c == column => self.remark(rows, column, from, position),
+            _ => self.mark(rows, column, position),
+        }
+        *marked = Some((column, position));
+        let right_total: Vec<f64> = total
+            .iter()
+            .zip(root.left_total)
+            .map(|(t, l)| t - l)
+            .collect();
+        let left = &self.left;
+        let n = rows.len();
+        let [l, r] = self.sweeper.stumps(
+            self.loss,
+            rows,
+            |row| usize::from(!left[row]),
+            [root.left_total, &right_total],
+            [position + 1, n - position - 1],
+            self.leaves,
+        );
+        let parts = (l.cost, r.cost);
+        if nodes >= 3 {
+            return (parts, (l, r));
+        }
+        let penalty = self.leaves.penalty;
+        let leaf_of = |acc: &[f64]| Stump {
+            cost: self.loss.cost(acc) + penalty,
+            cut: None,
+        };
+        let (l_leaf, r_leaf) = (leaf_of(root.left_total), leaf_of(&right_total));
+        if l.cost + r_leaf.cost <= l_leaf.cost + r.cost {
+            (parts, (l, r_leaf))
+        } else {
+            (parts, (l_leaf, r))
+        }
+    }
+
+    /// The tree of the root split `root` over the depth-one children `pair`.
+    fn two_level(&self, rows: &Rows, root: &Root, pair: (Stump, Stump)) -> Found {
+        let cut = self.cut(rows, root.column, root.position);
+        Found {
+            cost: pair.0.cost + pair.1.cost,
+            tree: Rc::new(Sub::Split(cut, stump_tree(&pair.0), stump_tree(&pair.1))),
+        }
+    }
+
+    /// The statistics of the first `position + 1` rows of `column`.
+    fn prefix(&self, rows: &Rows, column: usize, position: usize) -> Vec<f64> {
+        let mut acc = vec![0.0; self.loss.width()];
+        for e in &rows.sorted[column][..=position] {
+            self.loss.add(&mut acc, e.row as usize);
+        }
+        acc
     }
 
     /// Depth three or more: each root threshold's children are solved recursively. With a

@@ -69,7 +69,15 @@ impl Sweeper {
             if loss.width() == 2 {
                 let totals = totals.map(|t| [t[0] as i64, t[1] as i64]);
                 for column in 0..rows.sorted.len() {
-                    two_counts(labels, rows, column, &side, totals, leaves.min_rows, &mut best);
+                    two_counts(
+                        labels,
+                        rows,
+                        column,
+                        &side,
+                        totals,
+                        leaves.min_rows,
+                        &mut best,
+                    );
                 }
             } else {
                 let totals = totals.map(|t| t.iter().map(|&w| w as i64).collect::<Vec<_>>());
