@@ -11,6 +11,10 @@ use crate::budget::{Budget, Stop};
 use hashbrown::HashMap;
 use std::rc::Rc;
 
+/// How many thresholds of each column the depth-two solver tries, round after round over
+/// the columns, before it searches the columns one at a time.
+const PROBE_ROUNDS: usize = 3;
+
 /// A solved subtree: a leaf, or a cut with its two subtrees.
 #[derive(Debug)]
 pub enum Sub {
@@ -328,36 +332,45 @@ impl<'a, L: Loss> Search<'a, L> {
         // what the search proves when it finds nothing below the bound
         let mut floor = stumps.iter().fold(leaf, |f, stump| f.min(stump.cost));
         if depth == 2 && nodes >= 2 {
-            let mut queues: Vec<(usize, Queue)> = Self::promising(&stumps)
+            let mut queues: Vec<(usize, Queue, f64)> = Self::promising(&stumps)
                 .into_iter()
-                .map(|column| (column, self.queue(rows, column, &stumps[column], false)))
+                .map(|column| {
+                    let queue = self.queue(rows, column, &stumps[column], false);
+                    (column, queue, f64::INFINITY)
+                })
                 .collect();
             let mut marked = None;
-            // each column's most promising threshold first, for a good bound early
-            for (column, queue) in &mut queues {
-                let Some(i) = queue.next(best.cost) else {
-                    continue;
-                };
-                if self.out_of_budget() {
-                    break;
-                }
-                let position = queue.position(i);
-                let left_total = self.prefix(rows, *column, position);
-                let root = Root {
-                    column: *column,
-                    position,
-                    left_total: &left_total,
-                };
-                let (parts, pair) = self.root_split(rows, total, nodes, &root, &mut marked);
-                queue.record(i, parts.0, parts.1);
-                floor = floor.min(pair.0.cost + pair.1.cost);
-                if pair.0.cost + pair.1.cost < best.cost {
-                    best = self.two_level(rows, &root, pair);
-                    found = true;
+            // a few rounds of one threshold of each column (its best stump's first, then by
+            // bisection), so that a column of good trees bounds the others early
+            for _ in 0..PROBE_ROUNDS {
+                for (column, queue, least) in &mut queues {
+                    let Some(i) = queue.next(best.cost) else {
+                        continue;
+                    };
+                    if self.out_of_budget() {
+                        break;
+                    }
+                    let position = queue.position(i);
+                    let left_total = self.prefix(rows, *column, position);
+                    let root = Root {
+                        column: *column,
+                        position,
+                        left_total: &left_total,
+                    };
+                    let (parts, pair) = self.root_split(rows, total, nodes, &root, &mut marked);
+                    queue.record(i, parts.0, parts.1);
+                    *least = least.min(pair.0.cost + pair.1.cost);
+                    floor = floor.min(pair.0.cost + pair.1.cost);
+                    if pair.0.cost + pair.1.cost < best.cost {
+                        best = self.two_level(rows, &root, pair);
+                        found = true;
+                    }
                 }
             }
+            // then each column in full, the cheapest so far first
+            queues.sort_by(|a, b| a.2.total_cmp(&b.2));
             let width = self.loss.width();
-            for (column, mut queue) in queues {
+            for (column, mut queue, _) in queues {
                 let mut prefixes = Vec::new();
                 while let Some(i) = queue.next(best.cost) {
                     if self.out_of_budget() {
