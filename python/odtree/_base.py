@@ -29,6 +29,7 @@ from ._exact import (
     EVERY_THRESHOLD,
     grid_budget,
     grid_covers_every_threshold,
+    grid_first,
     remaining,
     solve_exact,
     unsupported,
@@ -400,6 +401,7 @@ class OptimalTreeBase(FittedTree, BaseEstimator):
         self._exact_X = X if exact else None
         self.binarizer_ = Binarizer(strategy="quantile" if exact else self.thresholds,
                                     n_thresholds=self.n_thresholds, missing=self.missing)
+        self.binarizer_._numeric_grid = not exact or grid_first(self)
         binary_X = np.ascontiguousarray(
             self.binarizer_._fit_kept(X, y, weight, validated=True, deadline=self._deadline()),
             dtype=np.uint8)
@@ -431,7 +433,6 @@ class OptimalTreeBase(FittedTree, BaseEstimator):
             if refused:
                 raise ValueError(f"thresholds='exact' does not support {', '.join(refused)} "
                                  "yet; use thresholds='quantile' or 'midpoints'")
-        solver = self._kept_solver(binary_X, labels, n_classes)
         # the search gets what is left of the time limit; a binarizer that stopped early
         # leaves it none, and its reason becomes the fit's
         stopped = getattr(self.binarizer_, "stopped_", None)
@@ -448,11 +449,15 @@ class OptimalTreeBase(FittedTree, BaseEstimator):
                                                                  len(weight))
         settings.update(constraint_settings(self, weight, self.n_features_in_,
                                             self.binary_features_))
-        solution = solver.solve(
-            weight[kept], **settings, time_limit=grid_limit,
-            upper_bound=getattr(self, "upper_bound", None),  # clusterers have none
-            max_leaf_nodes=self.max_leaf_nodes if max_leaf_nodes is None else max_leaf_nodes,
-            verbose=self.verbose, callback=self.callback, **objective)
+        solution = None
+        if not exact or self.binarizer_._numeric_grid:
+            solver = self._kept_solver(binary_X, labels, n_classes)
+            solution = solver.solve(
+                weight[kept], **settings, time_limit=grid_limit,
+                upper_bound=getattr(self, "upper_bound", None),  # clusterers have none
+                max_leaf_nodes=self.max_leaf_nodes if max_leaf_nodes is None
+                else max_leaf_nodes,
+                verbose=self.verbose, callback=self.callback, **objective)
         if exact:
             X, self._exact_X = self._exact_X, None
             solution = solve_exact(self, X, binary_X, labels, n_classes, weight, solution,

@@ -510,6 +510,11 @@ class Binarizer(TransformerMixin, BaseEstimator):
             gappy = np.isnan(block).any(axis=0)  # such columns are never 0/1 columns
         thresholds = {}  # position in the block -> the column's thresholds
         complete = np.flatnonzero(~zero_one & ~gappy)
+        # an exact search that needs no first tree on a grid asks for no thresholds
+        grid = getattr(self, "_numeric_grid", True)
+        if not grid:
+            self._every_midpoint = False
+            complete = complete[:0]
         if len(complete):
             tree = [(i, tree_thresholds[first + j]) for i, j in enumerate(complete.tolist())
                     if first + j in tree_thresholds]
@@ -521,7 +526,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
         for j in np.flatnonzero(gappy).tolist():  # thresholds from the present values
             present = ~np.isnan(block[:, j])
             thresholds[j] = np.empty(0)
-            if present.any():
+            if present.any() and grid:
                 tree = [(0, tree_thresholds[first + j])] if first + j in tree_thresholds else []
                 counts, thresholds[j], midpoints = thresholds_of(
                     block[present, j:j + 1], weight[present], self.strategy,
@@ -534,7 +539,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
                 features.append(BinaryFeature(column, name, "binary"))
             elif not gappy[j]:
                 features += [BinaryFeature(column, name, "threshold", t)
-                             for t in thresholds[j].tolist()]
+                             for t in thresholds.get(j, np.empty(0)).tolist()]
             elif not np.isnan(block[:, j]).all():  # a column missing everywhere tells nothing
                 features += [BinaryFeature(column, name, "threshold", t, missing_holds=holds)
                              for t in thresholds[j].tolist() for holds in (False, True)]

@@ -58,6 +58,23 @@ def grid_covers_every_threshold(binarizer) -> bool:
     return binarizer.stopped_ is None and getattr(binarizer, "_every_midpoint", False)
 
 
+def exact_depth(estimator, max_leaf_nodes=None) -> int:
+    """The depth the exact search goes to: ``max_depth``, or less under a leaf budget (a tree
+    of k leaves is at most k - 1 levels deep)."""
+    leaves = max_leaf_nodes if max_leaf_nodes is not None else getattr(
+        estimator, "max_leaf_nodes", None)
+    # no limit at all is refused (see `unsupported`)
+    return min((d for d in (estimator.max_depth, leaves and leaves - 1) if d is not None),
+               default=0)
+
+
+def grid_first(estimator) -> bool:
+    """Whether the exact search starts from a tree on the quantile grid: from depth 3, where
+    its bound saves more than the grid costs (at depths 1 and 2 the exact search alone is
+    quicker than binarizing for the grid)."""
+    return exact_depth(estimator) >= 3 or estimator.max_depth is None
+
+
 def unsupported(estimator, objective: dict) -> list[str]:
     """The settings of ``estimator`` the exact search does not take (empty when it takes
     them all)."""
@@ -123,9 +140,7 @@ def solve_exact(estimator, X, binary_X, labels, n_classes, weight, grid: Solutio
     incumbents = []
     if grid is not None and grid.status != "infeasible" and grid.objective < bound:
         incumbents.append((grid.objective, lambda: grid))
-    # a tree of k leaves is at most k - 1 levels deep
-    depth = min(d for d in (estimator.max_depth, max_leaf_nodes and max_leaf_nodes - 1)
-                if d is not None)
+    depth = exact_depth(estimator, max_leaf_nodes)
     cart = None if depth <= 2 else cart_tree(depth, max_leaf_nodes, min_samples_leaf, matrix,
                                              labels, kept_weight, objective, penalty)
     if cart is not None and cart["objective"] < bound:

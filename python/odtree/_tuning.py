@@ -67,11 +67,11 @@ class _FoldRefitter:
         limits; it only prunes the search (the search is solved again without it should no
         tree be below it)."""
         estimator = self.estimator
-        kept = estimator._solver
         estimator.set_params(**params)
         if self.whole_fit:
             X, y, sample_weight = self.data
             return estimator.fit(X, y, sample_weight=sample_weight)
+        kept = estimator._solver
         if upper_bound is not None and estimator.upper_bound is None:
             estimator.set_params(upper_bound=upper_bound)
             estimator._fit_started = time.monotonic()
