@@ -21,7 +21,7 @@ use crate::solver::Status;
 use loss::Loss;
 use rows::{row_keys, NumericData, Rows};
 use search::{Search, Sub};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// The limits of one exact search over numeric columns.
 #[derive(Clone, Debug)]
@@ -148,11 +148,14 @@ pub fn solve<L: Loss>(
 /// From this depth on, anytime passes come before the exact search.
 pub const ANYTIME_DEPTH: u32 = 4;
 
+/// The most time the anytime passes take before the exact search under a time limit.
+const PASSES_AT_MOST: Duration = Duration::from_secs(5);
+
 /// Anytime passes (see [`Search::set_tries`]) with 1, 2, 4, ... thresholds per column at
 /// the nodes of depth three or more, each looking for a tree cheaper than the last one
-/// found (`bound`, lowered as they find them), until a pass takes more than a quarter of
-/// the time left (or a second without a time limit), or tries every threshold. Returns the
-/// best tree found.
+/// found (`bound`, lowered as they find them), while they fit in half the time left and
+/// [`PASSES_AT_MOST`] (a second without a time limit), and until they try every threshold:
+/// a search that can prove the optimum spends little on them. Returns the best tree found.
 fn anytime_passes<L: Loss>(
     search: &mut Search<'_, L>,
     rows: &Rows,
@@ -160,22 +163,24 @@ fn anytime_passes<L: Loss>(
     nodes: u64,
     bound: &mut f64,
 ) -> Option<search::Found> {
+    let started = Instant::now();
+    // without a time limit the search is there to prove: passes get a second
+    let share = search
+        .deadline()
+        .map_or(Duration::from_secs(1), |deadline| {
+            (deadline.saturating_duration_since(started) / 2).min(PASSES_AT_MOST)
+        });
     let mut best = None;
     let mut tries = 1;
     while search.stopped().is_none() && tries < rows.len() {
-        let started = Instant::now();
+        let pass = Instant::now();
         search.set_tries(Some(tries));
         if let Ok(found) = search.solve(rows, depth, nodes, *bound) {
             *bound = found.cost;
             best = Some(found);
         }
-        let took = started.elapsed();
-        let left = search
-            .deadline()
-            .map_or(std::time::Duration::from_secs(4), |d| {
-                d.saturating_duration_since(Instant::now())
-            });
-        if took * 4 > left {
+        // the next pass tries twice the thresholds: it would likely overrun the share
+        if started.elapsed() + 2 * pass.elapsed() > share {
             break;
         }
         tries *= 2;
