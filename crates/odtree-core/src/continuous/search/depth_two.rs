@@ -1,0 +1,225 @@
+//! The depth-two solver: every root threshold's children are solved by one sweep of each
+//! column (ConTree's depth-two solver), the thresholds of each column tried in bisection
+//! order.
+
+use super::{stump_tree, Found, Outcome, Search, Sub};
+use crate::continuous::loss::Loss;
+use crate::continuous::queue::Queue;
+use crate::continuous::rows::Rows;
+use crate::continuous::sweep::Stump;
+use std::rc::Rc;
+
+/// How many thresholds of each column the depth-two solver tries, round after round over
+/// the columns, before it searches the columns one at a time.
+const PROBE_ROUNDS: usize = 3;
+
+/// A root split of a depth-two tree: the first `position + 1` rows of `column` go left,
+/// with statistics `left_total`.
+struct Root<'t> {
+    column: usize,
+    position: usize,
+    left_total: &'t [f64],
+}
+
+impl<L: Loss> Search<'_, L> {
+    /// Depth one or two: every root threshold's children are solved by one sweep of each
+    /// column (ConTree's depth-two solver), the thresholds tried in bisection order.
+    pub(super) fn depth_two(
+        &mut self,
+        rows: &Rows,
+        total: &[f64],
+        depth: u32,
+        nodes: u64,
+        bound: f64,
+        leaf: f64,
+    ) -> Outcome {
+        let mut best = Found {
+            cost: bound,
+            tree: Rc::new(Sub::Leaf),
+        };
+        let mut found = leaf < bound;
+        if found {
+            best.cost = leaf;
+        }
+        let stumps = self.stumps(rows, total);
+        for stump in &stumps {
+            if stump.cost < best.cost {
+                best = Found {
+                    cost: stump.cost,
+                    tree: stump_tree(stump),
+                };
+                found = true;
+            }
+        }
+        // what the search proves when it finds nothing below the bound
+        let mut floor = stumps.iter().fold(leaf, |f, stump| f.min(stump.cost));
+        if depth == 2 && nodes >= 2 {
+            let mut queues: Vec<(usize, Queue, f64)> = Self::promising(&stumps)
+                .into_iter()
+                .map(|column| {
+                    let queue = self.queue(rows, column, &stumps[column], false);
+                    (column, queue, f64::INFINITY)
+                })
+                .collect();
+            let mut marked = None;
+            // a few rounds of one threshold of each column (its best stump's first, then by
+            // bisection), so that a column of good trees bounds the others early
+            for _ in 0..PROBE_ROUNDS {
+                for (column, queue, least) in &mut queues {
+                    let Some(i) = queue.next(best.cost) else {
+                        continue;
+                    };
+                    if self.out_of_budget() {
+                        break;
+                    }
+                    let position = queue.position(i);
+                    let left_total = self.prefix(rows, *column, position);
+                    let root = Root {
+                        column: *column,
+                        position,
+                        left_total: &left_total,
+                    };
+                    let (parts, pair) = self.root_split(rows, total, nodes, &root, &mut marked);
+                    queue.record(i, parts.0, parts.1);
+                    *least = least.min(pair.0.cost + pair.1.cost);
+                    floor = floor.min(pair.0.cost + pair.1.cost);
+                    if pair.0.cost + pair.1.cost < best.cost {
+                        best = self.two_level(rows, &root, pair);
+                        found = true;
+                    }
+                }
+            }
+            // then each column in full, the cheapest so far first
+            queues.sort_by(|a, b| a.2.total_cmp(&b.2));
+            let width = self.loss.width();
+            for (column, mut queue, _) in queues {
+                let mut prefixes = Vec::new();
+                while let Some(i) = queue.next(best.cost) {
+                    if self.out_of_budget() {
+                        break;
+                    }
+                    if prefixes.is_empty() {
+                        prefixes = self.prefixes(rows, column);
+                    }
+                    let position = queue.position(i);
+                    let root = Root {
+                        column,
+                        position,
+                        left_total: &prefixes[(position + 1) * width..][..width],
+                    };
+                    let (parts, pair) = self.root_split(rows, total, nodes, &root, &mut marked);
+                    queue.record(i, parts.0, parts.1);
+                    floor = floor.min(pair.0.cost + pair.1.cost);
+                    if pair.0.cost + pair.1.cost < best.cost {
+                        best = self.two_level(rows, &root, pair);
+                        found = true;
+                    }
+                }
+                floor = floor.min(queue.floor());
+                if self.stopped.is_some() {
+                    break;
+                }
+            }
+        }
+        if found {
+            Ok(best)
+        } else {
+            Err(floor.max(bound))
+        }
+    }
+
+    /// The best depth-one children of the root split `root` at depth two: their optimal
+    /// costs (for the queue's bounds), and the children the tree takes within `nodes`
+    /// splits (with two, one child stays a leaf). `marked` is the split whose sides
+    /// `self.left` holds (column, position).
+    fn root_split(
+        &mut self,
+        rows: &Rows,
+        total: &[f64],
+        nodes: u64,
+        root: &Root,
+        marked: &mut Option<(usize, usize)>,
+    ) -> ((f64, f64), (Stump, Stump)) {
+        let (column, position) = (root.column, root.position);
+        match *marked {
+            Some((c, from)) if c == column => self.remark(rows, column, from, position),
+            _ => self.mark(rows, column, position),
+        }
+        *marked = Some((column, position));
+        let right_total: Vec<f64> = total
+            .iter()
+            .zip(root.left_total)
+            .map(|(t, l)| t - l)
+            .collect();
+        let left = &self.left;
+        let n = rows.len();
+        let [l, r] = self.sweeper.stumps(
+            self.loss,
+            rows,
+            |row| usize::from(!left[row]),
+            [root.left_total, &right_total],
+            [position + 1, n - position - 1],
+            self.leaves,
+        );
+        let parts = (l.cost, r.cost);
+        if nodes >= 3 {
+            return (parts, (l, r));
+        }
+        let penalty = self.leaves.penalty;
+        let leaf_of = |acc: &[f64]| Stump {
+            cost: self.loss.cost(acc) + penalty,
+            cut: None,
+        };
+        let (l_leaf, r_leaf) = (leaf_of(root.left_total), leaf_of(&right_total));
+        if l.cost + r_leaf.cost <= l_leaf.cost + r.cost {
+            (parts, (l, r_leaf))
+        } else {
+            (parts, (l_leaf, r))
+        }
+    }
+
+    /// The tree of the root split `root` over the depth-one children `pair`.
+    fn two_level(&self, rows: &Rows, root: &Root, pair: (Stump, Stump)) -> Found {
+        let cut = self.cut(rows, root.column, root.position);
+        Found {
+            cost: pair.0.cost + pair.1.cost,
+            tree: Rc::new(Sub::Split(cut, stump_tree(&pair.0), stump_tree(&pair.1))),
+        }
+    }
+
+    /// The statistics of the first `position + 1` rows of `column`.
+    fn prefix(&self, rows: &Rows, column: usize, position: usize) -> Vec<f64> {
+        let mut acc = vec![0.0; self.loss.width()];
+        for e in &rows.sorted[column][..=position] {
+            self.loss.add(&mut acc, e.row as usize);
+        }
+        acc
+    }
+
+    /// Moves the mark of `column` from after its first `from + 1` rows to after its first
+    /// `to + 1` (see [`Self::mark`]), flipping only the rows in between.
+    fn remark(&mut self, rows: &Rows, column: usize, from: usize, to: usize) {
+        let (range, left) = if from < to {
+            (from + 1..=to, true)
+        } else {
+            (to + 1..=from, false)
+        };
+        for e in &rows.sorted[column][range] {
+            self.left[e.row as usize] = left;
+        }
+    }
+
+    /// The statistics of the first `p` rows of `column`, for every `p` (`width` numbers
+    /// each, summed in the column's order).
+    fn prefixes(&self, rows: &Rows, column: usize) -> Vec<f64> {
+        let width = self.loss.width();
+        let list = &rows.sorted[column];
+        let mut sums = vec![0.0; (list.len() + 1) * width];
+        for (p, e) in list.iter().enumerate() {
+            let (done, next) = sums.split_at_mut((p + 1) * width);
+            next[..width].copy_from_slice(&done[p * width..]);
+            self.loss.add(&mut next[..width], e.row as usize);
+        }
+        sums
+    }
+}
