@@ -1,6 +1,7 @@
 //! Numeric columns sorted once per fit, and the rows of one subproblem as each column's
 //! sorted list, so that a threshold sweep reads its rows in order.
 
+use super::sweep::Cut;
 use crate::error::{OdtError, Result};
 
 /// Numeric columns with each value replaced by its rank among the column's distinct values.
@@ -117,6 +118,16 @@ pub struct Rows {
 }
 
 impl Rows {
+    /// The cut after the first `position + 1` rows of `column`.
+    pub fn cut(&self, column: usize, position: usize) -> Cut {
+        let list = &self.sorted[column];
+        Cut {
+            column: column as u32,
+            below: list[position].rank,
+            above: list[position + 1].rank,
+        }
+    }
+
     /// All rows of weight above zero (`weight(row) > 0`).
     pub fn all(data: &NumericData, keys: &[u128], kept: impl Fn(usize) -> bool) -> Self {
         let sorted: Vec<Vec<Entry>> = (0..data.n_columns())

@@ -312,7 +312,7 @@ impl<'a, L: Loss> Search<'a, L> {
                 if let Some((l, r)) = found {
                     best = Some(Found {
                         cost: l.cost + r.cost,
-                        tree: Rc::new(Sub::Split(self.cut(rows, column, position), l.tree, r.tree)),
+                        tree: Rc::new(Sub::Split(rows.cut(column, position), l.tree, r.tree)),
                     });
                 }
             }
@@ -393,16 +393,6 @@ impl<'a, L: Loss> Search<'a, L> {
             }
         }
         ((at_least, 0.0), best)
-    }
-
-    /// The cut after the first `position + 1` rows of `column`.
-    fn cut(&self, rows: &Rows, column: usize, position: usize) -> Cut {
-        let list = &rows.sorted[column];
-        Cut {
-            column: column as u32,
-            below: list[position].rank,
-            above: list[position + 1].rank,
-        }
     }
 
     /// What the store proves of `rows` at `depth` within `nodes` splits (0 when nothing).

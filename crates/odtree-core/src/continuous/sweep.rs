@@ -82,12 +82,12 @@ impl Sweeper {
             } else {
                 let totals = totals.map(|t| t.iter().map(|&w| w as i64).collect::<Vec<_>>());
                 let mut counts = vec![0; 2 * totals[0].len()];
+                let sweep = Counted {
+                    labels,
+                    totals: [&totals[0], &totals[1]],
+                    min_rows: leaves.min_rows,
+                };
                 for column in 0..rows.sorted.len() {
-                    let sweep = Counted {
-                        labels,
-                        totals: [&totals[0], &totals[1]],
-                        min_rows: leaves.min_rows,
-                    };
                     sweep.column(rows, column, &side, &mut counts, &mut best);
                 }
             }
@@ -182,17 +182,7 @@ fn two_counts(
     min_rows: usize,
     best: &mut [Stump; 2],
 ) {
-    let min = min_rows as i64;
-    // a side's splits are costed while `from[s] <= seen <= to[s]`
-    let to = totals.map(|[t0, t1]| t0 + t1 - min);
-    let mut from = [min, min];
-    for s in 0..2 {
-        if to[s] < from[s] {
-            from[s] = i64::MAX;
-        }
-    }
-    // costs are whole: below `best` means below its ceiling
-    let mut limit = best.map(|b| ceiling(b.cost));
+    let (mut from, to, mut limit) = window(totals.map(|[t0, t1]| t0 + t1), min_rows, best);
     let (mut seen0, mut seen1, mut ones0, mut ones1) = (0i64, 0i64, 0i64, 0i64);
     let (mut last0, mut last1) = (u32::MAX, u32::MAX);
     for entry in &rows.sorted[column] {
@@ -209,15 +199,7 @@ fn two_counts(
             let left = zeros.min(ones);
             let cost = left + (t0 - zeros).min(t1 - ones);
             if cost < limit[s] {
-                limit[s] = cost;
-                best[s] = Stump {
-                    cost: cost as f64,
-                    cut: Some(Cut {
-                        column: column as u32,
-                        below: last,
-                        above: entry.rank,
-                    }),
-                };
+                improve(&mut best[s], &mut limit[s], cost, column, last, entry.rank);
             }
             // once the left leaf alone costs the best, the side is done
             if left >= limit[s] {
@@ -239,6 +221,31 @@ fn two_counts(
             last1 = entry.rank;
         }
     }
+}
+
+/// For a counting sweep of sides of `size` rows: the numbers of rows on the left between
+/// which a side's splits are costed (`from[s] <= seen <= to[s]`, each leaf keeping
+/// `min_rows`; `from` is `i64::MAX` for a side too small to split), and each side's best
+/// cost rounded up (costs are whole: below `best` means below its ceiling).
+fn window(size: [i64; 2], min_rows: usize, best: &[Stump; 2]) -> ([i64; 2], [i64; 2], [i64; 2]) {
+    let min = min_rows as i64;
+    let to = size.map(|n| n - min);
+    let from = [0, 1].map(|s| if to[s] < min { i64::MAX } else { min });
+    (from, to, best.map(|b| ceiling(b.cost)))
+}
+
+/// Records a split of whole cost `cost` between ranks `below` and `above` of `column` as a
+/// side's best.
+fn improve(best: &mut Stump, limit: &mut i64, cost: i64, column: usize, below: u32, above: u32) {
+    *limit = cost;
+    *best = Stump {
+        cost: cost as f64,
+        cut: Some(Cut {
+            column: column as u32,
+            below,
+            above,
+        }),
+    };
 }
 
 /// The least whole number at least `cost` (saturating).
@@ -271,16 +278,8 @@ impl Counted<'_> {
     ) {
         let k = self.totals[0].len();
         counts.fill(0);
-        let min = self.min_rows as i64;
         let size = self.totals.map(|t| t.iter().sum::<i64>());
-        let to = size.map(|n| n - min);
-        let mut from = [min, min];
-        for s in 0..2 {
-            if to[s] < from[s] {
-                from[s] = i64::MAX;
-            }
-        }
-        let mut limit = best.map(|b| ceiling(b.cost));
+        let (mut from, to, mut limit) = window(size, self.min_rows, best);
         let mut seen = [0i64; 2];
         let mut last = [u32::MAX; 2];
         for entry in &rows.sorted[column] {
@@ -296,15 +295,14 @@ impl Counted<'_> {
                 let left = seen[s] - top_left;
                 let cost = left + (size[s] - seen[s]) - top_right;
                 if cost < limit[s] {
-                    limit[s] = cost;
-                    best[s] = Stump {
-                        cost: cost as f64,
-                        cut: Some(Cut {
-                            column: column as u32,
-                            below: last[s],
-                            above: entry.rank,
-                        }),
-                    };
+                    improve(
+                        &mut best[s],
+                        &mut limit[s],
+                        cost,
+                        column,
+                        last[s],
+                        entry.rank,
+                    );
                 } else {
                     // each row moved left lowers the cost by at most one
                     from[s] = seen[s] + cost - limit[s] + 1;

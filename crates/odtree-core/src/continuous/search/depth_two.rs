@@ -21,6 +21,32 @@ struct Root<'t> {
     left_total: &'t [f64],
 }
 
+/// What the depth-two solver knows so far: its best tree (costing the bound when it has
+/// found none below it), whether it found one, and the least cost of the trees it tried.
+struct Tally {
+    best: Found,
+    found: bool,
+    floor: f64,
+}
+
+impl Tally {
+    /// Takes the tree of the root split `root` over the depth-one children `pair` when it
+    /// beats the best; returns its cost.
+    fn offer(&mut self, rows: &Rows, root: &Root, pair: (Stump, Stump)) -> f64 {
+        let cost = pair.0.cost + pair.1.cost;
+        self.floor = self.floor.min(cost);
+        if cost < self.best.cost {
+            let cut = rows.cut(root.column, root.position);
+            self.best = Found {
+                cost,
+                tree: Rc::new(Sub::Split(cut, stump_tree(&pair.0), stump_tree(&pair.1))),
+            };
+            self.found = true;
+        }
+        cost
+    }
+}
+
 impl<L: Loss> Search<'_, L> {
     /// Depth one or two: every root threshold's children are solved by one sweep of each
     /// column (ConTree's depth-two solver), the thresholds tried in bisection order.
@@ -33,26 +59,25 @@ impl<L: Loss> Search<'_, L> {
         bound: f64,
         leaf: f64,
     ) -> Outcome {
-        let mut best = Found {
-            cost: bound,
-            tree: Rc::new(Sub::Leaf),
-        };
-        let mut found = leaf < bound;
-        if found {
-            best.cost = leaf;
-        }
         let stumps = self.stumps(rows, total);
+        let mut tally = Tally {
+            best: Found {
+                cost: bound.min(leaf),
+                tree: Rc::new(Sub::Leaf),
+            },
+            found: leaf < bound,
+            floor: leaf,
+        };
         for stump in &stumps {
-            if stump.cost < best.cost {
-                best = Found {
+            tally.floor = tally.floor.min(stump.cost);
+            if stump.cost < tally.best.cost {
+                tally.best = Found {
                     cost: stump.cost,
                     tree: stump_tree(stump),
                 };
-                found = true;
+                tally.found = true;
             }
         }
-        // what the search proves when it finds nothing below the bound
-        let mut floor = stumps.iter().fold(leaf, |f, stump| f.min(stump.cost));
         if depth == 2 && nodes >= 2 {
             let mut queues: Vec<(usize, Queue, f64)> = Self::promising(&stumps)
                 .into_iter()
@@ -66,7 +91,7 @@ impl<L: Loss> Search<'_, L> {
             // bisection), so that a column of good trees bounds the others early
             for _ in 0..PROBE_ROUNDS {
                 for (column, queue, least) in &mut queues {
-                    let Some(i) = queue.next(best.cost) else {
+                    let Some(i) = queue.next(tally.best.cost) else {
                         continue;
                     };
                     if self.out_of_budget() {
@@ -81,12 +106,7 @@ impl<L: Loss> Search<'_, L> {
                     };
                     let (parts, pair) = self.root_split(rows, total, nodes, &root, &mut marked);
                     queue.record(i, parts.0, parts.1);
-                    *least = least.min(pair.0.cost + pair.1.cost);
-                    floor = floor.min(pair.0.cost + pair.1.cost);
-                    if pair.0.cost + pair.1.cost < best.cost {
-                        best = self.two_level(rows, &root, pair);
-                        found = true;
-                    }
+                    *least = least.min(tally.offer(rows, &root, pair));
                 }
             }
             // then each column in full, the cheapest so far first
@@ -94,7 +114,7 @@ impl<L: Loss> Search<'_, L> {
             let width = self.loss.width();
             for (column, mut queue, _) in queues {
                 let mut prefixes = Vec::new();
-                while let Some(i) = queue.next(best.cost) {
+                while let Some(i) = queue.next(tally.best.cost) {
                     if self.out_of_budget() {
                         break;
                     }
@@ -109,22 +129,19 @@ impl<L: Loss> Search<'_, L> {
                     };
                     let (parts, pair) = self.root_split(rows, total, nodes, &root, &mut marked);
                     queue.record(i, parts.0, parts.1);
-                    floor = floor.min(pair.0.cost + pair.1.cost);
-                    if pair.0.cost + pair.1.cost < best.cost {
-                        best = self.two_level(rows, &root, pair);
-                        found = true;
-                    }
+                    tally.offer(rows, &root, pair);
                 }
-                floor = floor.min(queue.floor());
+                tally.floor = tally.floor.min(queue.floor());
                 if self.stopped.is_some() {
                     break;
                 }
             }
         }
-        if found {
-            Ok(best)
+        if tally.found {
+            Ok(tally.best)
         } else {
-            Err(floor.max(bound))
+            // what the search proves when it finds nothing below the bound
+            Err(tally.floor.max(bound))
         }
     }
 
@@ -175,15 +192,6 @@ impl<L: Loss> Search<'_, L> {
             (parts, (l, r_leaf))
         } else {
             (parts, (l_leaf, r))
-        }
-    }
-
-    /// The tree of the root split `root` over the depth-one children `pair`.
-    fn two_level(&self, rows: &Rows, root: &Root, pair: (Stump, Stump)) -> Found {
-        let cut = self.cut(rows, root.column, root.position);
-        Found {
-            cost: pair.0.cost + pair.1.cost,
-            tree: Rc::new(Sub::Split(cut, stump_tree(&pair.0), stump_tree(&pair.1))),
         }
     }
 
