@@ -63,7 +63,7 @@ def test_default_parameters():
         "cache": None, "branching": None, "depth2_solver": None, "incremental_counting": None,
         "similarity_bound": None, "child_order": None, "memory_limit": None,
         "max_cache_entries": None, "wipe_strategy": "reuses", "wipe_factor": 0.1,
-        "thresholds": "quantile", "n_thresholds": 10, "missing": "error",
+        "thresholds": "auto", "n_thresholds": 10, "missing": "error",
         "criterion": "misclassification",
         "class_weight": None, "cost_matrix": None,
         "fast_error_function": None, "error_function": None, "anytime": None, "verbose": 0,

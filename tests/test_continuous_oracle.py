@@ -123,6 +123,35 @@ def test_regressor_matches_brute_force_over_every_threshold(thresholds, data):
     assert np.isclose(model.objective_, expected, atol=1e-9), (model.objective_, expected)
 
 
+@pytest.mark.parametrize("thresholds", ["midpoints", "exact"])
+@pytest.mark.parametrize(("criterion", "quantile"), [("absolute_error", 0.5), ("quantile", 0.2)])
+@settings(max_examples=40, deadline=None)
+@given(tiny_data(regression=True))
+def test_pinball_regressor_matches_brute_force_over_every_threshold(thresholds, criterion,
+                                                                     quantile, data):
+    frame, y, weight, depth, leaves = data
+    scale = 2.0 if criterion == "absolute_error" else 1.0  # absolute error: |u| = 2 ρ_0.5(u)
+
+    def leaf_cost(rows):
+        w, values = weight[rows], y[rows]
+        # the loss is least at one of the leaf's own targets
+        residual = values[:, None] - values[None, :]
+        pinball = np.maximum(quantile * residual, (quantile - 1) * residual)
+        return float(scale * np.min(w @ pinball))
+
+    nodes = depth_nodes(depth) if leaves is None else leaves - 1
+    expected = brute_force(*columns_of(frame), leaf_cost, depth, nodes)
+    model = OptimalTreeRegressor(max_depth=depth, max_leaf_nodes=leaves, criterion=criterion,
+                                 quantile=quantile, thresholds=thresholds,
+                                 n_thresholds=1).fit(frame, y, sample_weight=weight)
+    assert model.status_ == "optimal"
+    assert np.isclose(model.objective_, expected, atol=1e-9), (model.objective_, expected)
+    # the leaves predict the quantile the loss is taken at: the tree's loss is its objective
+    residual = y - model.predict(frame)
+    own = scale * np.sum(weight * np.maximum(quantile * residual, (quantile - 1) * residual))
+    assert np.isclose(own, expected, atol=1e-9)
+
+
 def depth_nodes(depth: int) -> int:
     """The branching nodes of a full tree of ``depth`` levels."""
     return 2**depth - 1

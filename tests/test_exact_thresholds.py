@@ -65,7 +65,7 @@ def test_a_threshold_the_grid_misses_is_found():
     # the label flips between 0.41 and 0.42, which no quantile threshold separates
     X = np.linspace(0, 1, 101).reshape(-1, 1)
     y = (X[:, 0] > 0.415).astype(int)
-    grid = OptimalTreeClassifier(max_depth=1, n_thresholds=3).fit(X, y)
+    grid = OptimalTreeClassifier(max_depth=1, thresholds="quantile", n_thresholds=3).fit(X, y)
     exact = OptimalTreeClassifier(max_depth=1, thresholds="exact", n_thresholds=3).fit(X, y)
     assert grid.objective_ > 0 and grid.optimal_over_ == BINARIZED
     every = OptimalTreeClassifier(max_depth=1, thresholds="midpoints").fit(X, y)
@@ -79,12 +79,37 @@ def test_the_regressor_searches_every_threshold_for_squared_error():
     rng = np.random.default_rng(1)
     X = rng.uniform(size=(200, 3))
     y = np.where(X[:, 1] > 0.6180, 5.0, 0.0) + rng.normal(0, 0.1, 200)
-    grid = OptimalTreeRegressor(max_depth=1, n_thresholds=2).fit(X, y)
+    grid = OptimalTreeRegressor(max_depth=1, thresholds="quantile", n_thresholds=2).fit(X, y)
     exact = OptimalTreeRegressor(max_depth=1, thresholds="exact", n_thresholds=2).fit(X, y)
     assert exact.optimal_ and exact.objective_ < grid.objective_
     assert np.isclose(np.sum((exact.predict(X) - y) ** 2), exact.objective_)
+    # the default searches every threshold too
+    assert OptimalTreeRegressor(max_depth=1).fit(X, y).objective_ == exact.objective_
     with pytest.raises(ValueError, match="thresholds='exact' does not support"):
-        OptimalTreeRegressor(criterion="absolute_error", thresholds="exact").fit(X, y)
+        OptimalTreeRegressor(criterion="quantile", quantiles=[0.1, 0.9],
+                             thresholds="exact").fit(X, y)
+
+
+@pytest.mark.parametrize("criterion", ["absolute_error", "quantile"])
+def test_the_regressor_searches_every_threshold_for_pinball_losses(criterion):
+    rng = np.random.default_rng(2)
+    X = rng.uniform(size=(300, 3))
+    y = np.where(X[:, 2] > 0.3819, 4.0, 0.0) + rng.standard_cauchy(300) * 0.05
+    grid = OptimalTreeRegressor(max_depth=2, criterion=criterion, quantile=0.3,
+                                thresholds="quantile", n_thresholds=2).fit(X, y)
+    exact = OptimalTreeRegressor(max_depth=2, criterion=criterion, quantile=0.3).fit(X, y)
+    assert exact.optimal_over_ == EVERY_THRESHOLD and grid.optimal_over_ == BINARIZED
+    assert exact.optimal_ and exact.objective_ < grid.objective_
+    q, scale = (0.5, 2.0) if criterion == "absolute_error" else (0.3, 1.0)
+    residual = y - exact.predict(X)
+    loss = scale * np.sum(np.maximum(q * residual, (q - 1) * residual))
+    assert np.isclose(loss, exact.objective_)
+    # the exact search on the same columns as 0/1 features of every midpoint agrees
+    every = OptimalTreeRegressor(max_depth=2, criterion=criterion, quantile=0.3,
+                                 thresholds="midpoints").fit(X[:60], y[:60])
+    small = OptimalTreeRegressor(max_depth=2, criterion=criterion, quantile=0.3).fit(X[:60],
+                                                                                    y[:60])
+    assert np.isclose(every.objective_, small.objective_)
 
 
 @pytest.mark.parametrize("setting", [{"min_samples_split": 5},
@@ -97,6 +122,34 @@ def test_settings_it_does_not_take_raise_a_clear_error(setting):
     y = (X[:, 0] > 0.5).astype(int)
     with pytest.raises(ValueError, match="thresholds='exact' does not support"):
         OptimalTreeClassifier(max_depth=2, thresholds="exact", **setting).fit(X, y)
+
+
+@pytest.mark.parametrize("setting", [{"min_samples_split": 5},
+                                     {"monotonic_cst": [1, 0]},
+                                     {"lexicographic": True},
+                                     {"criterion": "f1"}])
+def test_the_default_uses_the_grid_where_the_exact_search_does_not_apply(setting):
+    X = np.random.default_rng(2).uniform(size=(40, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    model = OptimalTreeClassifier(max_depth=2, **setting).fit(X, y)
+    assert model.optimal_over_ == BINARIZED and not model._exact_search
+    grid = OptimalTreeClassifier(max_depth=2, thresholds="quantile", **setting).fit(X, y)
+    assert model.objective_ == grid.objective_
+
+
+def test_the_default_searches_0_1_and_few_valued_columns_on_their_features():
+    rng = np.random.default_rng(4)
+    X = np.column_stack([rng.integers(0, 2, 200), rng.integers(0, 4, 200)]).astype(float)
+    y = (X[:, 0] + X[:, 1] > 2).astype(int)
+    for depth in (1, 2, 3):
+        model = OptimalTreeClassifier(max_depth=depth).fit(X[:, :1], y)
+        # the 0/1 column is every threshold: its search proves the optimum over all of them
+        assert not model._exact_search and model.optimal_over_ == EVERY_THRESHOLD
+    # from depth 3 a grid is built first, and where it holds every midpoint it is enough
+    model = OptimalTreeClassifier(max_depth=3).fit(X, y)
+    assert not model._exact_search and model.optimal_over_ == EVERY_THRESHOLD
+    numeric = np.column_stack([X, rng.normal(size=200)])
+    assert OptimalTreeClassifier(max_depth=3).fit(numeric, y)._exact_search
 
 
 def test_a_time_limit_returns_the_best_first_tree_and_says_what_it_covers():

@@ -275,12 +275,17 @@ def test_a_depth_3_model_is_written_compactly():
     from sklearn.datasets import load_breast_cancer
 
     X, y = load_breast_cancer(return_X_y=True, as_frame=True)
-    model = OptimalTreeClassifier(max_depth=3).fit(X, y)
+    model = OptimalTreeClassifier(max_depth=3, thresholds="quantile").fit(X, y)
     text = to_json(model)
     assert len(text) < 10_000  # version 1 wrote 58 KB: 300 binary features, twice, as objects
     data = json.loads(text)
     # one run of thresholds per column, names not repeated
     assert [run["column"] for run in data["binary_features"]] == list(range(30))
+    # the exact search's thresholds follow the grid's, one more run for each
+    exact = OptimalTreeClassifier(max_depth=3).fit(X, y)
+    runs = json.loads(to_json(exact))["binary_features"]
+    assert len(runs) <= 30 + exact.tree_.node_count and len(to_json(exact)) < 10_000
+    np.testing.assert_array_equal(from_json(to_json(exact)).predict(X), exact.predict(X))
     assert all(set(run) == {"column", "kind", "values"} for run in data["binary_features"])
     assert set(data["binarizer"]) == {"params", "column_kinds"}
     assert text.count('"mean radius"') == 1

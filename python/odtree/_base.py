@@ -30,11 +30,14 @@ from ._exact import (
     grid_budget,
     grid_covers_every_threshold,
     grid_first,
+    needs_exact,
     remaining,
+    searches_exact,
     solve_exact,
     unsupported,
 )
 from ._interrupts import note_interrupt
+from ._memory import parse_bytes
 from ._registry import register
 from ._solver import Solution, Solver
 from ._tree import Tree
@@ -75,7 +78,7 @@ SEARCH_CONSTRAINTS: dict = {
     "max_cache_entries": [Interval(Integral, 1, None, closed="left"), None],
     "wipe_strategy": [StrOptions({"reuses", "descendants", "all"})],
     "wipe_factor": [Interval(Real, 0, 1, closed="right")],
-    "thresholds": [StrOptions({"quantile", "midpoints", "tree", "exact"})],
+    "thresholds": [StrOptions({"auto", "quantile", "midpoints", "tree", "exact"})],
     "n_thresholds": [Interval(Integral, 1, None, closed="left")],
     "missing": [StrOptions({"error", "split"})],
 }
@@ -394,17 +397,23 @@ class OptimalTreeBase(FittedTree, BaseEstimator):
     def _validate_training_data(self, X, y, supervised=True):
         return validate_training_data(self, X, y, supervised)
 
-    def _binarize_training(self, X, y, weight) -> np.ndarray:
-        """Fits the binarizer on the rows of non-zero weight and returns their 0/1 matrix."""
+    def _binarize_training(self, X, y, weight, objective: str | None = None) -> np.ndarray:
+        """Fits the binarizer on the rows of non-zero weight and returns their 0/1 matrix.
+        ``objective`` names the fit's objective (None: one the exact search does not take);
+        with ``thresholds="auto"`` it decides whether the exact search runs."""
         # the exact search starts from a tree on the quantile grid (see odtree._exact)
-        exact = self.thresholds == "exact"
-        self._exact_X = X if exact else None
-        self.binarizer_ = Binarizer(strategy="quantile" if exact else self.thresholds,
-                                    n_thresholds=self.n_thresholds, missing=self.missing)
+        exact = searches_exact(self, objective)
+        self.binarizer_ = Binarizer(
+            strategy="quantile" if self.thresholds in ("exact", "auto") else self.thresholds,
+            n_thresholds=self.n_thresholds, missing=self.missing)
         self.binarizer_._numeric_grid = not exact or grid_first(self)
         binary_X = np.ascontiguousarray(
             self.binarizer_._fit_kept(X, y, weight, validated=True, deadline=self._deadline()),
             dtype=np.uint8)
+        if self.thresholds == "auto":  # no exact search where the grid holds every threshold
+            exact = exact and needs_exact(self.binarizer_)
+        self._exact_search = exact
+        self._exact_X = X if exact else None
         self.binary_features_ = list(self.binarizer_.features_)
         self.binary_feature_names_ = np.array([f.name for f in self.binary_features_],
                                               dtype=object)
@@ -428,7 +437,9 @@ class OptimalTreeBase(FittedTree, BaseEstimator):
         """
         kept = weight > 0
         exact = getattr(self, "_exact_X", None) is not None
-        if exact:
+        if getattr(self, "memory_limit", None) is not None:
+            parse_bytes(self.memory_limit)  # checked even where only the exact search runs
+        if exact and self.thresholds == "exact":
             refused = unsupported(self, objective)
             if refused:
                 raise ValueError(f"thresholds='exact' does not support {', '.join(refused)} "
@@ -467,6 +478,9 @@ class OptimalTreeBase(FittedTree, BaseEstimator):
                                    else max_leaf_nodes)
             if stopped is not None and solution.status != "infeasible":
                 solution.status = stopped
+            if any(f.missing_holds is not None for f in self.binary_features_):
+                settle_missing_directions(solution.tree, self.binary_features_,
+                                          self.binarizer_._transform_checked(X)[kept])
             self.optimal_over_ = EVERY_THRESHOLD
             self._set_result(solution)
             return solution

@@ -112,7 +112,9 @@ class _OptimalBoosting(ClassifierMixin, BinarizedModel, BaseEstimator):
                              f"({self.classes_[0]!r})")
         master = self._master(len(codes))
         deadline = None if self.time_limit is None else start + self.time_limit
-        self.binarizer_ = Binarizer(strategy=template.thresholds,
+        # the pricing searches 0/1 features: "auto" is the quantile grid
+        strategy = "quantile" if template.thresholds == "auto" else template.thresholds
+        self.binarizer_ = Binarizer(strategy=strategy,
                                     n_thresholds=template.n_thresholds, missing=template.missing)
         binary = np.ascontiguousarray(self.binarizer_._fit_kept(
             X, y, np.ones(len(codes)), validated=True, deadline=deadline), dtype=np.uint8)
@@ -146,6 +148,9 @@ class _OptimalBoosting(ClassifierMixin, BinarizedModel, BaseEstimator):
         if changed:
             raise ValueError(f"the forest's trees minimise the weighted misclassification; "
                              f"the estimator must not set {', '.join(changed)}")
+        if template.thresholds == "exact":
+            raise ValueError("a forest prices its trees on 0/1 features: thresholds='exact' "
+                             "is not offered; use 'auto' (the quantile grid) or 'midpoints'")
         return template.set_params(max_depth=self.max_depth,
                                    min_samples_leaf=self.min_samples_leaf, time_limit=None)
 

@@ -109,18 +109,29 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
     wipe_factor : float, default=0.1
         The share of the entries a wipe frees: of ``max_cache_entries``, or of the entries
         held when only ``memory_limit`` is set.
-    thresholds : {"quantile", "midpoints", "tree", "exact"}, default="quantile"
-        How numeric columns become binary features (see :class:`Binarizer`). ``"exact"``
-        searches every threshold of the numeric columns as they are (each column one
-        feature whose tests are the midpoints between its distinct training values, as
-        ConTree does), starting from the tree on the quantile grid (and CART's tree at
-        depths 3 and more): ``optimal_`` then means optimal over every threshold, and
-        under a time limit the tree is the best of the grid's, CART's and the exact
-        search's. It takes ``max_depth``, ``min_samples_leaf``, ``ccp_alpha``,
-        ``sample_weight``, ``class_weight``, ``cost_matrix`` (classifier), squared error
-        (regressor), ``missing="split"`` and categorical columns; other settings
-        (``max_leaf_nodes``, ``min_samples_split``, ``min_weight_fraction_leaf``,
-        ``monotonic_cst``, ``lexicographic``, other objectives) raise ValueError.
+    thresholds : {"auto", "exact", "quantile", "midpoints", "tree"}, default="auto"
+        How numeric columns are searched. ``"exact"`` searches every threshold of the
+        numeric columns as they are (each column one feature whose tests are the midpoints
+        between its distinct training values, as ConTree does), starting from the tree on
+        the quantile grid (and CART's tree at depths 3 and more): ``optimal_`` then means
+        optimal over every threshold, and under a time limit the tree is the best of the
+        grid's, CART's and the exact search's. It takes ``max_depth``, ``max_leaf_nodes``,
+        ``min_samples_leaf``, ``ccp_alpha``, ``sample_weight``, ``class_weight``,
+        ``cost_matrix`` (classifier), every ``criterion`` of the regressor (one quantile at a
+        time), ``missing="split"`` and
+        categorical columns; other settings (``max_depth=None`` without a leaf budget,
+        ``min_samples_split``, ``min_weight_fraction_leaf``, ``monotonic_cst``,
+        ``lexicographic``, other objectives) raise ValueError. ``"auto"`` is ``"exact"``
+        where the exact search takes every setting and some numeric column has more
+        distinct values than the grid holds, and ``"quantile"`` otherwise;
+        ``optimal_over_`` says which ran. The others binarize the numeric columns (see
+        :class:`Binarizer`) and prove optimality over the binary features: ``"quantile"``
+        (``n_thresholds`` per column), ``"midpoints"`` (every midpoint, as 0/1 columns) or
+        ``"tree"`` (a greedy tree's thresholds). At the default depth 3, ``"exact"`` proved
+        the optimum on each of the nine continuous benchmark sets within 14 s (breast cancer
+        2.3 s), with up to 47 % fewer training errors than the quantile grid (see the
+        guide). Set a ``time_limit`` for deeper trees: the fit then returns the best tree
+        found, never worse than the grid's.
     n_thresholds : int, default=10
         Thresholds per numeric column for ``thresholds="quantile"``.
     missing : {"error", "split"}, default="error"
@@ -249,8 +260,8 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
     >>> from odtree import OptimalTreeClassifier
     >>> X, y = load_iris(return_X_y=True)
     >>> model = OptimalTreeClassifier(max_depth=2).fit(X, y)
-    >>> model.optimal_, model.objective_
-    (True, 8.0)
+    >>> model.optimal_, model.objective_, model.optimal_over_
+    (True, 6.0, 'every threshold of the input columns')
     >>> model.predict(X[:3]).tolist()
     [0, 0, 0]
     """
@@ -271,7 +282,7 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
                  branching=None, depth2_solver=None, incremental_counting=None,
                  similarity_bound=None, child_order=None, memory_limit=None,
                  max_cache_entries=None, wipe_strategy="reuses", wipe_factor=0.1,
-                 thresholds="quantile", n_thresholds=10, missing="error",
+                 thresholds="auto", n_thresholds=10, missing="error",
                  criterion="misclassification",
                  class_weight=None, cost_matrix=None, fast_error_function=None,
                  error_function=None,
@@ -347,7 +358,7 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
         self.classes_, y_encoded = np.unique(y, return_inverse=True)
         objective = self._objective(len(self.classes_), np.flatnonzero(weight > 0))
         self._check_monotonic(objective)
-        binary_X = self._binarize_training(X, y, weight)
+        binary_X = self._binarize_training(X, y, weight, objective["objective"])
         solution = self._fit_tree(binary_X, y_encoded[weight > 0].astype(np.uint32),
                                   len(self.classes_), weight, **objective)
         if self.criterion != "misclassification":
@@ -426,7 +437,9 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
         ``ccp_alphas[i + 1]``, this estimator with that ``ccp_alpha`` fits a tree of error rate
         ``impurities[i]`` and ``n_leaves[i]`` leaves (``ccp_alpha`` is a cost per leaf as a
         share of the total weight, as in scikit-learn). The estimator's own ``ccp_alpha`` and
-        ``upper_bound`` are ignored; it is not fitted.
+        ``upper_bound`` are ignored; it is not fitted. Leaf budgets are searched on binary
+        features: with ``thresholds="auto"`` the path is that of ``thresholds="quantile"``
+        (``"exact"`` gives the path over every threshold, far more slowly).
 
         Parameters
         ----------

@@ -17,17 +17,22 @@ any other.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ._columns import column_names
 from ._features import BinaryFeature
+from ._progress import long_search_notice
 from ._solver import CACHE_FIGURES, Solution
 
 #: What ``optimal_`` covers, by the ``thresholds`` setting (the ``optimal_over_`` attribute).
 EVERY_THRESHOLD = "every threshold of the input columns"
 BINARIZED = "the binarized features (a grid of thresholds)"
+
+#: The regressor's objectives the exact search takes: how each scales the pinball loss of
+#: which quantile (None: squared error, or the estimator's ``quantile``).
+REGRESSION = {"squared_error": None, "absolute_error": (0.5, 2.0), "quantile": (None, 1.0)}
 
 #: The share of the time limit the grid tree may take before the exact search starts.
 GRID_SHARE = 0.25
@@ -46,6 +51,21 @@ class Source:
     missing_low: bool | None = None
 
 
+class Sources:
+    """The :class:`Source` of each column of the exact search, made when asked for: the
+    input ``columns`` (with ``missing_low``: None, or whether that copy puts missing values
+    low), then the binarizer's ``features``."""
+
+    def __init__(self, columns: np.ndarray, missing_low: np.ndarray, features: list[int]):
+        self.columns, self.missing_low, self.features = columns, missing_low, features
+
+    def __getitem__(self, i: int) -> Source:
+        if i >= len(self.columns):
+            return Source(feature=self.features[i - len(self.columns)])
+        low = self.missing_low[i]
+        return Source(column=int(self.columns[i]), missing_low=None if low is None else bool(low))
+
+
 def _any_nonzero(constraints) -> bool:
     return constraints is not None and bool(np.any(np.asarray(constraints) != 0))
 
@@ -56,6 +76,38 @@ def grid_covers_every_threshold(binarizer) -> bool:
     every column: then the optimum over its features is the optimum over every threshold
     of the input columns (as for 0/1 and categorical columns, always)."""
     return binarizer.stopped_ is None and getattr(binarizer, "_every_midpoint", False)
+
+
+def searches_exact(estimator, objective: str | None) -> bool:
+    """Whether a fit of ``estimator`` whose objective is named ``objective`` (None: one the
+    exact search does not take) searches every threshold: with ``thresholds="exact"``, and
+    with ``"auto"`` where the exact search takes every setting of the fit."""
+    if estimator.thresholds == "exact":
+        return True
+    return (estimator.thresholds == "auto" and objective is not None
+            and not unsupported(estimator, {"objective": objective})
+            and not budget_binds(estimator.max_depth,
+                                 getattr(estimator, "max_leaf_nodes", None)))
+
+
+def budget_binds(max_depth: int | None, max_leaf_nodes: int | None) -> bool:
+    """Whether ``max_leaf_nodes`` allows fewer leaves than ``max_depth`` does. The exact
+    search then shares the budget between the children in every way, with weaker bounds, and
+    is far slower than on the grid (breast cancer at depth 3 with 4 or 6 leaves: no proof in
+    40 s, against 0.1 s on the grid), so ``"auto"`` takes the grid."""
+    return max_leaf_nodes is not None and (max_depth is None
+                                           or max_leaf_nodes < 2 ** min(max_depth, 62))
+
+
+def needs_exact(binarizer) -> bool:
+    """Whether the just-fitted ``binarizer`` leaves out a threshold of some numeric column
+    (a column not 0/1 whose midpoints its grid does not all hold): where it leaves none, the
+    search over its features already proves the optimum over every threshold."""
+    if grid_covers_every_threshold(binarizer) or binarizer.stopped_ is not None:
+        return False  # (a binarizer stopped by the time limit leaves the search no time)
+    binary = {f.column for f in binarizer.features_ if f.kind == "binary"}
+    return any(kind == "numeric" and j not in binary
+               for j, kind in enumerate(binarizer.column_kinds_))
 
 
 def exact_depth(estimator, max_leaf_nodes=None) -> int:
@@ -88,7 +140,7 @@ def unsupported(estimator, objective: dict) -> list[str]:
     }
     names = [name for name, used in settings.items() if used]
     kind = objective.get("objective")
-    if kind not in ("misclassification", "cost_matrix", "squared_error"):
+    if kind not in ("misclassification", "cost_matrix", *REGRESSION):
         names.append(f"objective {kind!r}")
     return names
 
@@ -100,26 +152,21 @@ def exact_inputs(estimator, X, weight: np.ndarray, binary_X: np.ndarray):
     numeric, _, kinds = binarizer._read(X, reset=False, validated=True)
     numeric = np.asarray(numeric, dtype=np.float64)[weight > 0]
     binary_columns = {f.column for f in binarizer.features_ if f.kind == "binary"}
-    columns, sources = [], []
-    for j, kind in enumerate(kinds):
-        if kind != "numeric" or j in binary_columns:
-            continue
-        values = numeric[:, j]
-        missing = np.isnan(values)
-        if not missing.any():
-            columns.append(values)
-            sources.append(Source(column=j))
-            continue
-        for low in (True, False):
-            columns.append(np.where(missing, -np.inf if low else np.inf, values))
-            sources.append(Source(column=j, missing_low=low))
-    for i, feature in enumerate(binarizer.features_):
-        if feature.kind != "threshold":
-            columns.append(binary_X[:, i].astype(np.float64))
-            sources.append(Source(feature=i))
-    matrix = np.ascontiguousarray(np.column_stack(columns) if columns
-                                  else np.zeros((len(binary_X), 0)), dtype=np.float64)
-    return matrix, sources
+    searched = np.array([j for j, kind in enumerate(kinds)
+                         if kind == "numeric" and j not in binary_columns], dtype=np.intp)
+    # a column with missing values goes twice: them below every value, then above
+    twice = np.isnan(numeric[:, searched]).any(axis=0)
+    columns = np.repeat(searched, np.where(twice, 2, 1))
+    low = np.ones(len(columns), dtype=bool)
+    second = np.cumsum(np.where(twice, 2, 1)) - 1  # the second copy of each column
+    low[second[twice]] = False
+    missing_low = np.where(np.repeat(twice, np.where(twice, 2, 1)), low, None)
+    zero_one = [i for i, feature in enumerate(binarizer.features_) if feature.kind != "threshold"]
+    values = numeric[:, columns]
+    matrix = np.hstack([np.where(np.isnan(values), np.where(low, -np.inf, np.inf), values),
+                        binary_X[:, zero_one].astype(np.float64)])
+    sources = Sources(columns, missing_low, zero_one)
+    return np.ascontiguousarray(matrix, dtype=np.float64), sources
 
 
 def solve_exact(estimator, X, binary_X, labels, n_classes, weight, grid: Solution | None,
@@ -149,19 +196,26 @@ def solve_exact(estimator, X, binary_X, labels, n_classes, weight, grid: Solutio
     incumbent = min(incumbents, key=lambda pair: pair[0], default=None)
     if incumbent is not None:
         bound = incumbent[0]
-    if objective["objective"] == "squared_error":
+    kind = objective["objective"]
+    if kind in REGRESSION:
         arguments = {"targets": np.ascontiguousarray(objective["targets"], dtype=np.float64)}
+        if REGRESSION[kind] is not None:
+            quantile, scale = REGRESSION[kind]
+            arguments.update(quantile=float(objective["quantile"] if quantile is None
+                                            else quantile), scale=scale)
     else:
         arguments = {"labels": np.ascontiguousarray(labels, dtype=np.uint32),
                      "n_classes": n_classes}
         if objective["objective"] == "cost_matrix":
             arguments["cost_matrix"] = np.ascontiguousarray(objective["cost_matrix"],
                                                             dtype=np.float64)
-    result = _core.solve_numeric(
-        matrix, kept_weight, **arguments, max_depth=int(depth),
-        max_nodes=None if max_leaf_nodes is None else int(max_leaf_nodes) - 1,
-        min_samples_leaf=int(min_samples_leaf), leaf_penalty=penalty, upper_bound=bound,
-        time_limit=time_limit)
+    quiet = estimator.verbose or estimator.callback is not None
+    with long_search_notice(time_limit is None and not quiet):
+        result = _core.solve_numeric(
+            matrix, kept_weight, **arguments, max_depth=int(depth),
+            max_nodes=None if max_leaf_nodes is None else int(max_leaf_nodes) - 1,
+            min_samples_leaf=int(min_samples_leaf), leaf_penalty=penalty, upper_bound=bound,
+            time_limit=time_limit)
     status = str(result["status"])
     if status != "infeasible" and result["objective"] < bound:
         return _as_solution(estimator, result, sources, objective)
@@ -180,12 +234,15 @@ def cart_tree(max_depth, max_leaf_nodes, min_samples_leaf, matrix, labels, weigh
               penalty) -> dict | None:
     """scikit-learn's CART tree of the same limits on the exact search's columns, as a result
     of the core's form (its cost under the objective), or None where CART does not apply
-    (missing values, which the columns hold as infinities)."""
+    (missing values, which the columns hold as infinities) or is slow (absolute error; the
+    pinball loss, which it does not offer)."""
     from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
-    if matrix.shape[1] == 0 or not np.all(np.isfinite(matrix)):
+    kind = objective["objective"]
+    if matrix.shape[1] == 0 or not np.all(np.isfinite(matrix)) or (
+            kind in REGRESSION and kind != "squared_error"):
         return None
-    regression = objective["objective"] == "squared_error"
+    regression = kind == "squared_error"
     learner = DecisionTreeRegressor if regression else DecisionTreeClassifier
     target = objective["targets"] if regression else labels
     model = learner(max_depth=max_depth, max_leaf_nodes=max_leaf_nodes,
@@ -233,7 +290,7 @@ def cart_tree(max_depth, max_leaf_nodes, min_samples_leaf, matrix, labels, weigh
     }
 
 
-def _as_solution(estimator, result: dict, sources: list[Source], objective: dict) -> Solution:
+def _as_solution(estimator, result: dict, sources: Sources, objective: dict) -> Solution:
     """The core's tree over the exact search's columns as a :class:`Solution` over the
     binarizer's features (new threshold features appended), children in odtree's order:
     the rows where the feature holds go right."""
@@ -256,17 +313,22 @@ def _as_solution(estimator, result: dict, sources: list[Source], objective: dict
         else:
             holds = None if source.missing_low is None else source.missing_low
             new = BinaryFeature(source.column, name, "threshold", threshold, holds)
-        if new not in index:
-            index[new] = len(features)
-            features.append(new)
-            names.append(name)
+        # a split on x <= t of a column with missing values comes with its twin sending
+        # them the other way (see settle_missing_directions)
+        twin = None if new.missing_holds is None else replace(
+            new, missing_holds=not new.missing_holds)
+        for added in (new, twin):
+            if added is not None and added not in index:
+                index[added] = len(features)
+                features.append(added)
+                names.append(name)
         feature[node] = index[new]
         # the core sends x <= t left; odtree sends the rows where the feature holds right
         left[node], right[node] = right[node], left[node]
     estimator.binary_features_ = list(features)
     estimator.binary_feature_names_ = np.array([f.name for f in features], dtype=object)
     value = np.asarray(result["value"], dtype=np.float64)
-    if objective["objective"] == "squared_error":
+    if objective["objective"] in REGRESSION:
         value = value[:, :1]  # the regressor replaces it by each node's prediction
     converted = dict(result, children_left=left, children_right=right, feature=feature,
                      value=value, progress=np.empty((0, 3)), pareto_front=np.empty((0, 2)))

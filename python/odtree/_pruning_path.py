@@ -30,6 +30,9 @@ def cost_complexity_path(estimator, X, y, sample_weight=None) -> Bunch:
         raise ValueError("cost_complexity_pruning_path needs criterion='misclassification': "
                          "ccp_alpha applies to objectives that add up over the leaves")
     template = clone(estimator).set_params(ccp_alpha=0.0, upper_bound=None)
+    if template.thresholds == "auto":
+        # every leaf budget on the same features: the grid (see odtree._exact.budget_binds)
+        template.set_params(thresholds="quantile")
     fold = _FoldRefitter(template, X, y, sample_weight)  # the least error within the limits
     total = float(fold.weight.sum())
     least = fold.estimator.objective_

@@ -64,8 +64,8 @@ wipe_strategy, wipe_factor, thresholds, n_thresholds, missing, anytime, verbose,
 callback
         As in :class:`OptimalTreeClassifier`; ``ccp_alpha`` adds ``ccp_alpha`` times the
         total training weight per leaf, which is scikit-learn's criterion for weighted mean
-        impurities. ``thresholds="exact"`` (every threshold of the numeric columns) takes
-        ``criterion="squared_error"`` only.
+        impurities. ``thresholds="exact"`` (every threshold of the numeric columns) takes every
+        ``criterion`` but not ``quantiles``; ``"auto"`` runs it where it applies.
 
     Attributes
     ----------
@@ -111,7 +111,7 @@ cache_peak_bytes_, n_wipes_
                  lexicographic=False, search="murtree", cache=None, branching=None,
                  depth2_solver=None, incremental_counting=None, similarity_bound=None,
                  child_order=None, memory_limit=None, max_cache_entries=None,
-                 wipe_strategy="reuses", wipe_factor=0.1, thresholds="quantile",
+                 wipe_strategy="reuses", wipe_factor=0.1, thresholds="auto",
                  n_thresholds=10, missing="error",
                  anytime=None, verbose=0, callback=None, min_samples_split=2,
                  min_weight_fraction_leaf=0.0, monotonic_cst=None):
@@ -176,13 +176,14 @@ cache_peak_bytes_, n_wipes_
                              "exact search under monotonic constraints is offered for "
                              "two-class OptimalTreeClassifier only")
         kept = weight > 0
-        binary_X = self._binarize_training(X, y, weight)
+        binary_X = self._binarize_training(
+            X, y, weight, self.criterion if self.quantiles is None else None)
         labels = np.zeros(int(kept.sum()), dtype=np.uint32)
         if self.quantiles is None:
             result = self._fit_tree(binary_X, labels, 1, weight, objective=self.criterion,
                                     targets=y[kept], quantile=float(self.quantile))
             self.tree_ = _with_values(result)
-            if self.thresholds == "exact":  # the tree's thresholds joined the features
+            if self._exact_search:  # the tree's thresholds joined the features
                 binary_X = self.binarizer_._transform_checked(X)[kept]
             self.tree_.impurity = _node_losses(self.tree_, binary_X, y[kept], weight[kept],
                                                self.criterion, float(self.quantile))

@@ -185,15 +185,12 @@ def to_sklearn(model) -> DecisionTreeClassifier:
     >>> X, y = load_iris(return_X_y=True)
     >>> model = OptimalTreeClassifier(max_depth=2).fit(X, y)
     >>> print(export_text(to_sklearn(model), feature_names=["sl", "sw", "pl", "pw"]))
-    |--- pl <= 3.55
-    |   |--- sw <= 2.75
+    |--- pl <= 2.45
+    |   |--- class: 0
+    |--- pl >  2.45
+    |   |--- pw <= 1.65
     |   |   |--- class: 1
-    |   |--- sw >  2.75
-    |   |   |--- class: 0
-    |--- pl >  3.55
-    |   |--- pl <= 4.85
-    |   |   |--- class: 1
-    |   |--- pl >  4.85
+    |   |--- pw >  1.65
     |   |   |--- class: 2
     <BLANKLINE>
     """

@@ -65,7 +65,9 @@ class OptimalTreeClusterer(ClusterMixin, _NoLabels):
 incremental_counting, similarity_bound, child_order, memory_limit, max_cache_entries, \
 wipe_strategy, wipe_factor, thresholds, n_thresholds, missing, anytime, verbose, \
 callback
-        As in :class:`OptimalTreeClassifier`.
+        As in :class:`OptimalTreeClassifier`; the exact search over every threshold does
+        not take these objectives, so ``"auto"`` is the quantile grid and ``"exact"``
+        raises ValueError.
 
     Attributes
     ----------
@@ -110,7 +112,7 @@ callback
                  cache=None, branching=None, depth2_solver=None, incremental_counting=None,
                  similarity_bound=None, child_order=None, memory_limit=None,
                  max_cache_entries=None, wipe_strategy="reuses", wipe_factor=0.1,
-                 thresholds="quantile", n_thresholds=10, missing="error",
+                 thresholds="auto", n_thresholds=10, missing="error",
                  anytime=None, verbose=0, callback=None):
         self.max_depth = max_depth
         self.anytime = anytime
@@ -305,7 +307,9 @@ class OptimalTreePredictor(_NoLabels):
 incremental_counting, similarity_bound, child_order, memory_limit, max_cache_entries, \
 wipe_strategy, wipe_factor, thresholds, n_thresholds, missing, anytime, verbose, \
 callback
-        As in :class:`OptimalTreeClassifier`.
+        As in :class:`OptimalTreeClassifier`; the exact search over every threshold does
+        not take these objectives, so ``"auto"`` is the quantile grid and ``"exact"``
+        raises ValueError.
 
     Attributes
     ----------
@@ -345,7 +349,7 @@ callback
                  branching=None, depth2_solver=None, incremental_counting=None,
                  similarity_bound=None, child_order=None, memory_limit=None,
                  max_cache_entries=None, wipe_strategy="reuses", wipe_factor=0.1,
-                 thresholds="quantile", n_thresholds=10, missing="error",
+                 thresholds="auto", n_thresholds=10, missing="error",
                  anytime=None, verbose=0, callback=None):
         self.max_depth = max_depth
         self.anytime = anytime

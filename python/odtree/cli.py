@@ -126,10 +126,11 @@ def _parser() -> argparse.ArgumentParser:
     fit.add_argument("--ccp-alpha", type=float, default=0.0, metavar="ALPHA",
                      help="cost of each leaf, as a fraction of the training rows, as in "
                           "scikit-learn's cost-complexity pruning (default: 0)")
-    fit.add_argument("--thresholds", choices=("quantile", "midpoints", "tree", "exact"),
-                     default="quantile",
-                     help="how numeric columns are cut into binary features; 'exact' searches "
-                          "every threshold of each numeric column (default: quantile)")
+    fit.add_argument("--thresholds", choices=("auto", "exact", "quantile", "midpoints", "tree"),
+                     default="auto",
+                     help="how numeric columns are searched: 'exact' searches every threshold "
+                          "of each numeric column, the others cut them into binary features; "
+                          "'auto' is 'exact' where the settings allow it (default: auto)")
     fit.add_argument("--n-thresholds", type=int, default=10, metavar="N",
                      help="cuts per numeric column for --thresholds quantile (default: 10)")
     fit.add_argument("--missing", choices=("error", "split"), default="error",

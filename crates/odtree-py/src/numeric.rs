@@ -4,6 +4,7 @@ use crate::interrupt::run_interruptible;
 use crate::to_py_err;
 use numpy::{PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use odtree_core::continuous::loss::{ClassLoss, SquaredLoss};
+use odtree_core::continuous::pinball::PinballLoss;
 use odtree_core::continuous::rows::NumericData;
 use odtree_core::continuous::{solve, ContinuousConfig, NumericSolution};
 use odtree_core::OdtError;
@@ -14,7 +15,8 @@ use pyo3::types::PyDict;
 /// The optimal tree over every threshold `x <= t` (a midpoint between two distinct values)
 /// of the columns of `X` (float64, no NaN; infinities allowed), for `labels` (uint32 codes
 /// below `n_classes`, misclassification or the row-major `cost_matrix`, true class by
-/// predicted class) or, when `targets` is given, for squared error, with at most `max_depth`
+/// predicted class) or, when `targets` is given, for squared error (`quantile=None`) or the
+/// pinball loss of `quantile` times `scale` (absolute error: 0.5 and 2), with at most `max_depth`
 /// levels and `max_nodes` splits (`None`: as many as the depth allows). Rows of weight zero
 /// are left out. The GIL is released; Ctrl-C and `time_limit` stop the search with the best
 /// tree found. Only trees costing less than `upper_bound` are searched for: when none
@@ -27,7 +29,7 @@ use pyo3::types::PyDict;
 /// `cache_entries` and `seconds`.
 #[pyfunction]
 #[pyo3(signature = (x, weights, *, labels=None, n_classes=1, cost_matrix=None, targets=None,
-                    max_depth=2, max_nodes=None, min_samples_leaf=1, leaf_penalty=0.0,
+                    quantile=None, scale=1.0, max_depth=2, max_nodes=None, min_samples_leaf=1, leaf_penalty=0.0,
                     upper_bound=f64::INFINITY, time_limit=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn solve_numeric<'py>(
@@ -38,6 +40,8 @@ pub fn solve_numeric<'py>(
     n_classes: usize,
     cost_matrix: Option<PyReadonlyArray2<f64>>,
     targets: Option<PyReadonlyArray1<f64>>,
+    quantile: Option<f64>,
+    scale: f64,
     max_depth: u32,
     max_nodes: Option<u64>,
     min_samples_leaf: usize,
@@ -72,11 +76,27 @@ pub fn solve_numeric<'py>(
                     "one target per row".into(),
                 )));
             }
-            let loss = SquaredLoss::new(&targets, weights);
-            run_interruptible(py, time_limit, |budget| {
-                sorted().map(|data| solve(&data, &loss, &config, budget))
-            })?
-            .0
+            match quantile {
+                None => {
+                    let loss = SquaredLoss::new(&targets, weights);
+                    run_interruptible(py, time_limit, |budget| {
+                        sorted().map(|data| solve(&data, &loss, &config, budget))
+                    })?
+                    .0
+                }
+                Some(q) if q > 0.0 && q < 1.0 && scale > 0.0 => {
+                    let loss = PinballLoss::new(&targets, weights, q, scale);
+                    run_interruptible(py, time_limit, |budget| {
+                        sorted().map(|data| solve(&data, &loss, &config, budget))
+                    })?
+                    .0
+                }
+                Some(q) => {
+                    return Err(PyValueError::new_err(format!(
+                        "quantile must lie in (0, 1) and scale be positive, got {q} and {scale}"
+                    )))
+                }
+            }
         }
         (None, Some(labels)) => {
             let labels = labels.as_array().to_vec();

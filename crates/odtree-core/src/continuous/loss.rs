@@ -170,6 +170,9 @@ impl Loss for ClassLoss {
     }
 }
 
+/// The smallest share of a leaf's sum of squares its spread is told apart from 0 by.
+const RESOLVED: f64 = 1e-12;
+
 /// Weighted squared error around each leaf's weighted mean.
 pub struct SquaredLoss {
     /// The targets minus their weighted mean, so that the sums stay small.
@@ -199,12 +202,19 @@ impl SquaredLoss {
         }
     }
 
+    /// The spread `wyy − wy²/w`, 0 where it is below what the subtraction can resolve
+    /// (a leaf of equal targets then costs exactly 0, however its weight was summed, so that
+    /// a row of weight 2 and two copies of it find the same tree).
     #[inline]
     fn of(w: f64, wy: f64, wyy: f64) -> f64 {
         if w <= 0.0 {
+            return 0.0;
+        }
+        let spread = wyy - wy * wy / w;
+        if spread <= RESOLVED * wyy {
             0.0
         } else {
-            (wyy - wy * wy / w).max(0.0)
+            spread
         }
     }
 }

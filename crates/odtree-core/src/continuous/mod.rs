@@ -11,6 +11,7 @@
 //! [`Status::Infeasible`], which proves that tree optimal.
 
 pub mod loss;
+pub mod pinball;
 pub mod queue;
 pub mod rows;
 pub mod search;

@@ -13,6 +13,11 @@ use std::rc::Rc;
 /// the columns, before it searches the columns one at a time.
 const PROBE_ROUNDS: usize = 3;
 
+/// The most numbers the statistics of every prefix of a column may take (64 MiB); wider
+/// statistics (many classes, or the distinct targets of a quantile loss) are summed for
+/// each root threshold instead.
+const PREFIX_NUMBERS: usize = 1 << 23;
+
 /// A root split of a depth-two tree: the first `position + 1` rows of `column` go left,
 /// with statistics `left_total`.
 struct Root<'t> {
@@ -112,20 +117,29 @@ impl<L: Loss> Search<'_, L> {
             // then each column in full, the cheapest so far first
             queues.sort_by(|a, b| a.2.total_cmp(&b.2));
             let width = self.loss.width();
+            // every prefix's statistics at once where they fit in PREFIX_NUMBERS
+            let at_once = (rows.len() + 1).saturating_mul(width) <= PREFIX_NUMBERS;
             for (column, mut queue, _) in queues {
                 let mut prefixes = Vec::new();
                 while let Some(i) = queue.next(tally.best.cost) {
                     if self.out_of_budget() {
                         break;
                     }
-                    if prefixes.is_empty() {
+                    if prefixes.is_empty() && at_once {
                         prefixes = self.prefixes(rows, column);
                     }
                     let position = queue.position(i);
+                    let one;
+                    let left_total = if at_once {
+                        &prefixes[(position + 1) * width..][..width]
+                    } else {
+                        one = self.prefix(rows, column, position);
+                        &one
+                    };
                     let root = Root {
                         column,
                         position,
-                        left_total: &prefixes[(position + 1) * width..][..width],
+                        left_total,
                     };
                     let (parts, pair) = self.root_split(rows, total, nodes, &root, &mut marked);
                     queue.record(i, parts.0, parts.1);
