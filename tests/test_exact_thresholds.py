@@ -97,8 +97,13 @@ def test_the_regressor_searches_every_threshold_for_pinball_losses(criterion):
     y = np.where(X[:, 2] > 0.3819, 4.0, 0.0) + rng.standard_cauchy(300) * 0.05
     grid = OptimalTreeRegressor(max_depth=2, criterion=criterion, quantile=0.3,
                                 thresholds="quantile", n_thresholds=2).fit(X, y)
-    exact = OptimalTreeRegressor(max_depth=2, criterion=criterion, quantile=0.3).fit(X, y)
+    exact = OptimalTreeRegressor(max_depth=2, criterion=criterion, quantile=0.3,
+                                 thresholds="exact").fit(X, y)
     assert exact.optimal_over_ == EVERY_THRESHOLD and grid.optimal_over_ == BINARIZED
+    # the default leaves these losses to the grid
+    default = OptimalTreeRegressor(max_depth=2, criterion=criterion, quantile=0.3,
+                                   n_thresholds=2).fit(X, y)
+    assert not default._exact_search and default.objective_ == grid.objective_
     assert exact.optimal_ and exact.objective_ < grid.objective_
     q, scale = (0.5, 2.0) if criterion == "absolute_error" else (0.3, 1.0)
     residual = y - exact.predict(X)
@@ -107,8 +112,8 @@ def test_the_regressor_searches_every_threshold_for_pinball_losses(criterion):
     # the exact search on the same columns as 0/1 features of every midpoint agrees
     every = OptimalTreeRegressor(max_depth=2, criterion=criterion, quantile=0.3,
                                  thresholds="midpoints").fit(X[:60], y[:60])
-    small = OptimalTreeRegressor(max_depth=2, criterion=criterion, quantile=0.3).fit(X[:60],
-                                                                                    y[:60])
+    small = OptimalTreeRegressor(max_depth=2, criterion=criterion, quantile=0.3,
+                                 thresholds="exact").fit(X[:60], y[:60])
     assert np.isclose(every.objective_, small.objective_)
 
 

@@ -122,7 +122,8 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
         categorical columns; other settings (``max_depth=None`` without a leaf budget,
         ``min_samples_split``, ``min_weight_fraction_leaf``, ``monotonic_cst``,
         ``lexicographic``, other objectives) raise ValueError. ``"auto"`` is ``"exact"``
-        where the exact search takes every setting, no ``max_leaf_nodes`` below
+        where the exact search takes every setting (for the regressor: squared error), no
+        ``max_leaf_nodes`` below
         ``2**max_depth`` binds (the exact search is far slower under a binding leaf budget),
         and some numeric column has more distinct values than the grid holds; it is
         ``"quantile"`` otherwise;

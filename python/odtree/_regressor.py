@@ -65,7 +65,9 @@ callback
         As in :class:`OptimalTreeClassifier`; ``ccp_alpha`` adds ``ccp_alpha`` times the
         total training weight per leaf, which is scikit-learn's criterion for weighted mean
         impurities. ``thresholds="exact"`` (every threshold of the numeric columns) takes every
-        ``criterion`` but not ``quantiles``; ``"auto"`` runs it where it applies.
+        ``criterion`` but not ``quantiles``; ``"auto"`` runs it for squared error only
+        (for absolute and quantile error it is several times slower than on the grid:
+        friedman1, 2,000 rows, depth 3, no proof in 120 s against 7 s).
 
     Attributes
     ----------
