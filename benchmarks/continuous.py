@@ -2,11 +2,13 @@
 and pytrees-rs's ``ConTreeClassifier``, one fit at a time in one run, on the real-valued sets
 of ``continuous/`` in the benchmark directory.
 
-Each cell is the training errors and the seconds of one fit; ``*`` marks a fit stopped by the
+Each cell is the training errors and the seconds of one fit (the fastest of ``--repeats``
+fits for fits under a second); ``*`` marks a fit stopped by the
 time limit (its tree is the best found, not proved). odtree runs as ``thresholds="exact"``
-(the search over every threshold of the raw columns), ``thresholds="midpoints"`` (every
-threshold as a 0/1 feature) and its default quantile grid (exact over the grid only). The
-last lines give, per depth, each solver's geometric-mean time over the sets every solver
+(the search over every threshold of the raw columns; the default, ``"auto"``, is that on
+these sets), ``thresholds="midpoints"`` (every threshold as a 0/1 feature) and the quantile
+grid (exact over the grid only). The last lines give, per depth, each solver's
+geometric-mean time over the sets every solver
 proved, and its ratio to pycontree's::
 
     python benchmarks/continuous.py --depths 2,3 --solvers pycontree,pytrees-rs,exact
@@ -60,6 +62,21 @@ def fit_odtree(thresholds):
     return fit
 
 
+#: Fits shorter than this many seconds are repeated (``--repeats`` fits in all), and the
+#: fastest counts: the first fit of a process pays for lazy imports and cold caches.
+REPEAT_BELOW_SECONDS = 1.0
+
+
+def fastest(fit, X, y, depth, time_limit, repeats):
+    """``fit``'s outcome, with the least seconds of up to ``repeats`` fits."""
+    errors, seconds, proved = fit(X, y, depth, time_limit)
+    for _ in range(repeats - 1):
+        if seconds >= REPEAT_BELOW_SECONDS:
+            break
+        seconds = min(seconds, fit(X, y, depth, time_limit)[1])
+    return errors, seconds, proved
+
+
 SOLVERS = {
     "pycontree": fit_pycontree,
     "pytrees-rs": fit_pytrees,
@@ -75,6 +92,8 @@ def main(argv=None) -> None:
                         help="comma-separated set names (default: every continuous set)")
     parser.add_argument("--depths", default="2,3")
     parser.add_argument("--time-limit", type=float, default=30.0)
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="fits of each solver under a second, the fastest counted")
     parser.add_argument("--solvers", default=",".join(SOLVERS),
                         help=f"comma-separated, among {', '.join(SOLVERS)}")
     args = parser.parse_args(argv)
@@ -88,7 +107,8 @@ def main(argv=None) -> None:
             X, y = load_continuous(name)
             cells, outcomes = [], []
             for solver in solvers:
-                errors, seconds, proved = SOLVERS[solver](X, y, depth, args.time_limit)
+                errors, seconds, proved = fastest(SOLVERS[solver], X, y, depth,
+                                                  args.time_limit, args.repeats)
                 outcomes.append((seconds, proved))
                 cells.append(f"{errors:>6} {seconds:7.3f} s{'' if proved else '*'}")
             if all(proved for _, proved in outcomes):

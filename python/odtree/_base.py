@@ -592,7 +592,7 @@ def validate_training_data(estimator, X, y, supervised=True, missing=None):
     missing = getattr(estimator, "missing", "error") if missing is None else missing
     checks = {"accept_sparse": ("csr", "csc"), "dtype": NUMERIC_DTYPES,
               "ensure_all_finite": "allow-nan" if missing == "split" else True}
-    advice = MISSING_ADVICE if "missing" in estimator.get_params() else (
+    advice = MISSING_ADVICE if hasattr(estimator, "missing") else (
         f"fill or drop them first (sklearn.impute); {type(estimator).__name__} has no "
         "missing='split'")
     with missing_values_hint(advice):

@@ -161,12 +161,11 @@ def exact_inputs(estimator, X, weight: np.ndarray, binary_X: np.ndarray):
     searched = np.array([j for j, kind in enumerate(kinds)
                          if kind == "numeric" and j not in binary_columns], dtype=np.intp)
     # a column with missing values goes twice: them below every value, then above
-    twice = np.isnan(numeric[:, searched]).any(axis=0)
-    columns = np.repeat(searched, np.where(twice, 2, 1))
-    low = np.ones(len(columns), dtype=bool)
-    second = np.cumsum(np.where(twice, 2, 1)) - 1  # the second copy of each column
-    low[second[twice]] = False
-    missing_low = np.where(np.repeat(twice, np.where(twice, 2, 1)), low, None)
+    gappy = np.isnan(numeric[:, searched]).any(axis=0)
+    copies = np.where(gappy, 2, 1)
+    columns = np.repeat(searched, copies)
+    low = np.r_[True, columns[1:] != columns[:-1]][:len(columns)]  # the first copy
+    missing_low = np.where(np.repeat(gappy, copies), low, None)
     zero_one = [i for i, feature in enumerate(binarizer.features_) if feature.kind != "threshold"]
     values = numeric[:, columns]
     matrix = np.hstack([np.where(np.isnan(values), np.where(low, -np.inf, np.inf), values),
