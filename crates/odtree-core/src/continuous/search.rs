@@ -325,9 +325,11 @@ impl<'a, L: Loss> Search<'a, L> {
     }
 
     /// The children's optimal trees with full budgets, if together they cost less than the
-    /// limit, and lower bounds on their costs. The larger child goes first; the smaller one
-    /// under a bound loosened by `loosen`, so that what it proves can rule out the other
-    /// thresholds of the range.
+    /// limit, and lower bounds on their costs. The larger child goes first. Both are solved
+    /// under bounds loosened by `loosen`, so that what they prove can rule out the other
+    /// thresholds of the range, and so that a child costing exactly what the limit leaves
+    /// it is solved (and stored as solved) rather than only bounded: on wilt at depth 4
+    /// this alone took a third off the search.
     fn both_children(
         &mut self,
         at: &Children,
@@ -341,7 +343,7 @@ impl<'a, L: Loss> Search<'a, L> {
             (at.upper, at.lower)
         };
         let second_floor = self.lower_bound(second, at.depth, half);
-        let (a, b) = match self.solve(first, at.depth, half, at.limit - second_floor) {
+        let (a, b) = match self.solve(first, at.depth, half, at.limit - second_floor + loosen) {
             Err(at_least) => (Err(at_least), Err(second_floor)),
             Ok(one) => {
                 let other = self.solve(second, at.depth, half, at.limit - one.cost + loosen);

@@ -51,6 +51,11 @@ impl Sweeper {
     /// The best stump of each side: `side(row)` is 0 or 1, `totals` and `counts` are the
     /// sides' statistics and row counts. Columns are swept in order, and a later split
     /// replaces the best only when strictly cheaper.
+    ///
+    /// Only stumps costing less than `cap` are wanted (as ConTree's depth-two solver, a
+    /// sweep stops early once nothing below it is left): a side with none is returned as a
+    /// leaf costing `cap`, a lower bound on its optimum, not the leaf's own cost.
+    #[allow(clippy::too_many_arguments)]
     pub fn stumps<L: Loss>(
         &mut self,
         loss: &L,
@@ -59,9 +64,10 @@ impl Sweeper {
         totals: [&[f64]; 2],
         counts: [usize; 2],
         leaves: Leaves,
+        cap: f64,
     ) -> [Stump; 2] {
         let leaf = |s: usize| Stump {
-            cost: loss.cost(totals[s]) + leaves.penalty,
+            cost: (loss.cost(totals[s]) + leaves.penalty).min(cap),
             cut: None,
         };
         let mut best = [leaf(0), leaf(1)];

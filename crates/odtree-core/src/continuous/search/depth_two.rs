@@ -109,7 +109,8 @@ impl<L: Loss> Search<'_, L> {
                         position,
                         left_total: &left_total,
                     };
-                    let (parts, pair) = self.root_split(rows, total, nodes, &root, &mut marked);
+                    let (parts, pair) =
+                        self.root_split(rows, total, nodes, &root, &mut marked, tally.best.cost);
                     queue.record(i, parts.0, parts.1);
                     *least = least.min(tally.offer(rows, &root, pair));
                 }
@@ -141,7 +142,8 @@ impl<L: Loss> Search<'_, L> {
                         position,
                         left_total,
                     };
-                    let (parts, pair) = self.root_split(rows, total, nodes, &root, &mut marked);
+                    let (parts, pair) =
+                        self.root_split(rows, total, nodes, &root, &mut marked, tally.best.cost);
                     queue.record(i, parts.0, parts.1);
                     tally.offer(rows, &root, pair);
                 }
@@ -162,7 +164,8 @@ impl<L: Loss> Search<'_, L> {
     /// The best depth-one children of the root split `root` at depth two: their optimal
     /// costs (for the queue's bounds), and the children the tree takes within `nodes`
     /// splits (with two, one child stays a leaf). `marked` is the split whose sides
-    /// `self.left` holds (column, position).
+    /// `self.left` holds (column, position). Only children costing less than `cap` each
+    /// are wanted: a child's cost is at most `cap`, and then a lower bound.
     fn root_split(
         &mut self,
         rows: &Rows,
@@ -170,6 +173,7 @@ impl<L: Loss> Search<'_, L> {
         nodes: u64,
         root: &Root,
         marked: &mut Option<(usize, usize)>,
+        cap: f64,
     ) -> ((f64, f64), (Stump, Stump)) {
         let (column, position) = (root.column, root.position);
         match *marked {
@@ -191,6 +195,7 @@ impl<L: Loss> Search<'_, L> {
             [root.left_total, &right_total],
             [position + 1, n - position - 1],
             self.leaves,
+            cap,
         );
         let parts = (l.cost, r.cost);
         if nodes >= 3 {
