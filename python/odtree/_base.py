@@ -350,7 +350,9 @@ class LeafClassifier:
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
-            Rows to classify.
+            Rows to classify. Missing values (NaN) raise a ValueError unless the model was
+            fitted with ``missing="split"`` (the tree exported by :func:`to_sklearn`
+            routes them as scikit-learn does instead).
 
         Returns
         -------

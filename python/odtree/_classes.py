@@ -442,7 +442,9 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
         share of the total weight, as in scikit-learn). The estimator's own ``ccp_alpha`` and
         ``upper_bound`` are ignored; it is not fitted. Leaf budgets are searched on binary
         features: with ``thresholds="auto"`` the path is that of ``thresholds="quantile"``
-        (``"exact"`` gives the path over every threshold, far more slowly).
+        (``"exact"`` gives the path over every threshold, far more slowly). ``time_limit``
+        bounds the whole call, all its searches together; budgets it leaves unsearched make
+        the path inexact, and a :class:`NotOptimalWarning` says so.
 
         Parameters
         ----------

@@ -20,6 +20,8 @@ from ._columns import category_codes, column_names
 from ._features import BinaryFeature
 from ._registry import register
 from ._tree import TREE_UNDEFINED, Tree
+from ._warn import warn
+from .exceptions import NotOptimalWarning
 
 __all__ = ["GreedyTreeClassifier"]
 
@@ -161,6 +163,12 @@ class GreedyTreeClassifier(ClassifierMixin, LeafClassifier, FittedTree, BaseEsti
         A test is allowed only if both of its branches hold at least this fraction of the
         total training weight (``sample_weight`` times ``class_weight``; one per row without
         weights), as scikit-learn's trees define it; in [0, 0.5].
+    time_limit : float or None, default=None
+        Seconds allowed to growing the tree (reading the columns comes before it). When
+        they run out, or on Ctrl-C, the nodes not yet grown stay leaves: the tree is the
+        part grown so far, depth first, ``status_`` says why, and a
+        :class:`NotOptimalWarning` is issued. A node being scanned finishes first, so the
+        fit can overrun by the scan of one node. ``None``: no limit.
 
     Attributes
     ----------
@@ -197,7 +205,8 @@ class GreedyTreeClassifier(ClassifierMixin, LeafClassifier, FittedTree, BaseEsti
     optimal_ : bool
         False.
     status_ : str
-        ``"heuristic"``.
+        ``"heuristic"``; ``"time_limit"`` or ``"interrupted"`` when the tree was stopped
+        before it was fully grown.
     fit_time_ : float
         Seconds spent in ``fit``.
     n_cache_entries_ : int
@@ -232,11 +241,13 @@ class GreedyTreeClassifier(ClassifierMixin, LeafClassifier, FittedTree, BaseEsti
         "min_gain": [Interval(Real, 0, None, closed="left")],
         "class_weight": [dict, StrOptions({"balanced"}), None],
         "min_weight_fraction_leaf": [Interval(Real, 0.0, 0.5, closed="both")],
+        "time_limit": [Interval(Real, 0, None, closed="left"), None],
     }
 
     def __init__(self, criterion="entropy", min_cases=2, max_depth=None, min_gain=0.0,
-                 class_weight=None, min_weight_fraction_leaf=0.0):
+                 class_weight=None, min_weight_fraction_leaf=0.0, time_limit=None):
         self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.time_limit = time_limit
         self.criterion = criterion
         self.min_cases = min_cases
         self.max_depth = max_depth
@@ -285,8 +296,15 @@ class GreedyTreeClassifier(ClassifierMixin, LeafClassifier, FittedTree, BaseEsti
         result = _core.greedy_tree(
             *data.core_args(), criterion=self.criterion, min_cases=self.min_cases,
             max_depth=self.max_depth, min_gain=float(self.min_gain), sample_weight=weight,
-            min_leaf_weight=float(self.min_weight_fraction_leaf) * total)
+            min_leaf_weight=float(self.min_weight_fraction_leaf) * total,
+            time_limit=None if self.time_limit is None else float(self.time_limit))
         self._set_tree(result, data)
+        if result["stopped"] is not None:
+            self.status_ = result["stopped"]
+            reason = (f"time limit of {self.time_limit} s reached"
+                      if self.status_ == "time_limit" else "interrupted")
+            warn(f"{reason}: the tree is the part grown so far (the nodes not yet grown are "
+                 "leaves)", NotOptimalWarning)
         self.fit_time_ = time.perf_counter() - start
         return self
 

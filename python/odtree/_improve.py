@@ -11,7 +11,7 @@ from scipy.sparse import issparse
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.exceptions import NotFittedError
 from sklearn.tree import DecisionTreeClassifier
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions, validate_params
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from ._base import binarize_input
@@ -35,6 +35,8 @@ _SETTINGS = {
 }
 
 
+@validate_params({"model": "no_validation", "X": "no_validation", "y": "no_validation",
+                  **_SETTINGS}, prefer_skip_nested_validation=True)
 def improve_depth(model, X, y=None, *, oracle="both", time_limit=300.0, sat_timeout=60.0,
                   sample_limit="mid", encoding="hybrid", solver="glucose4", max_errors=0,
                   pilot=True, n_thresholds=16, random_state=0) -> OptimalTreeClassifier:

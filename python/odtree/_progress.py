@@ -84,7 +84,7 @@ class Watcher:
         now = time.monotonic()
         if self.verbose and (final or now - self._printed >= PRINT_EVERY):
             self._printed = now
-            print(event, file=self.stream or sys.stdout, flush=True)
+            _say(event, self.stream or sys.stdout)
         if self.callback is None:
             return False
         return bool(self.callback(event))
@@ -127,6 +127,15 @@ NOTICE_ADVICE = ("pass verbose=1 to watch its progress, or time_limit=SECONDS to
 
 
 def _notice(stream) -> None:
-    print(f"odtree: the search has run for {NOTICE_AFTER:g} s and goes on until it proves the "
-          f"optimal tree; {NOTICE_ADVICE} (Ctrl-C also stops it and keeps that tree)",
-          file=stream or sys.stderr, flush=True)
+    _say(f"odtree: the search has run for {NOTICE_AFTER:g} s and goes on until it proves the "
+         f"optimal tree; {NOTICE_ADVICE} (Ctrl-C also stops it and keeps that tree)",
+         stream or sys.stderr)
+
+
+def _say(message, stream) -> None:
+    """Prints ``message`` to ``stream``; output that cannot be written (a closed or broken
+    stream, no stream at all) is dropped: progress never fails a fit."""
+    try:
+        print(message, file=stream, flush=True)
+    except (OSError, ValueError, AttributeError):
+        pass

@@ -14,6 +14,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils import Bunch
 
+from ._deadline import Deadline
 from ._warn import warn
 from .exceptions import NotOptimalWarning
 
@@ -29,13 +30,17 @@ def cost_complexity_path(estimator, X, y, sample_weight=None) -> Bunch:
     if getattr(estimator, "criterion", "misclassification") != "misclassification":
         raise ValueError("cost_complexity_pruning_path needs criterion='misclassification': "
                          "ccp_alpha applies to objectives that add up over the leaves")
-    template = clone(estimator).set_params(ccp_alpha=0.0, upper_bound=None)
+    # the estimator's time_limit bounds the whole path, every search drawing on it
+    deadline = Deadline(estimator.time_limit)
+    template = clone(estimator).set_params(ccp_alpha=0.0, upper_bound=None, time_limit=None)
     if template.thresholds == "auto":
         # every leaf budget on the same features: the grid (see odtree._exact.budget_binds)
         template.set_params(thresholds="quantile")
-    fold = _FoldRefitter(template, X, y, sample_weight)  # the least error within the limits
+    # the least error within the limits
+    fold = _FoldRefitter(template, X, y, sample_weight, deadline=deadline)
     total = float(fold.weight.sum())
     least = fold.estimator.objective_
+    least_leaves = fold.estimator.get_n_leaves()
     optimal = fold.estimator.optimal_
     most_leaves = np.inf if estimator.max_depth is None else 2**estimator.max_depth
     if estimator.max_leaf_nodes is not None:
@@ -43,6 +48,13 @@ def cost_complexity_path(estimator, X, y, sample_weight=None) -> Bunch:
     tolerance = 1e-9 * max(total, 1.0)
     errors = []  # e(k) for k = 1, 2, ... until it reaches the least error
     while len(errors) < most_leaves:
+        if errors and deadline.passed():  # (one leaf takes no search)
+            # the budgets not searched: at most the last error found, and the first
+            # search's tree for its number of leaves
+            optimal = False
+            errors.extend([errors[-1]] * max(0, least_leaves - 1 - len(errors)))
+            errors.append(least)
+            break
         leaves = len(errors) + 1
         bound = None if not errors else errors[-1] + 1e3 * tolerance
         refitted = fold.refit(upper_bound=bound, max_leaf_nodes=leaves)

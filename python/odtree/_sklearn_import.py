@@ -40,6 +40,12 @@ def from_sklearn(decision_tree, *, feature_names=None):
         ``lower_bound_ = 0.0`` (nothing is proven), ``fit_time_ = 0.0`` and
         ``n_cache_entries_ = 0``.
 
+    Raises
+    ------
+    ValueError
+        For a tree fitted with negative sample weights, wherever they show (a node whose
+        weight for some class is negative), as ``fit`` refuses negative weights.
+
     Notes
     -----
     scikit-learn compares ``float32(x) <= t``. To route every float64 input the same way, each
@@ -95,6 +101,10 @@ def _fitted_attributes(decision_tree, feature_names) -> dict:
     feature = np.array([index[node_split[node]] if node in node_split else TREE_UNDEFINED
                         for node in range(source.node_count)])
     class_sums = source.value * source.weighted_n_node_samples[:, np.newaxis, np.newaxis]
+    if np.any(class_sums < 0):
+        # as fit refuses them: a negative weight makes "misclassified weight" meaningless
+        raise ValueError("from_sklearn needs a tree fitted with non-negative sample weights: "
+                         "this one has nodes of negative class weight")
     tree = Tree(
         children_left=source.children_right,  # x > t: our feature = 0
         children_right=source.children_left,  # x <= t: our feature = 1
@@ -172,10 +182,19 @@ def to_sklearn(model) -> DecisionTreeClassifier:
 
     Raises
     ------
+    TypeError
+        If ``model`` is not one of those classifiers (a regressor, a forest, a selector).
     ValueError
         If a test is a category test (``x == value``, or ``x is missing`` on a categorical
         column), or a leaf predicts a class that is not its majority (a cost matrix, a
         callback or the F1 criterion), which a scikit-learn tree cannot hold.
+
+    Notes
+    -----
+    The returned tree checks its input as scikit-learn does, not as ``model`` does: where a
+    model fitted without missing values raises on NaN in its own ``predict``, the
+    scikit-learn tree routes NaN by ``missing_go_to_left`` (the child of more training
+    weight) without a word.
 
     Examples
     --------
@@ -197,6 +216,13 @@ def to_sklearn(model) -> DecisionTreeClassifier:
     from sklearn.tree._tree import NODE_DTYPE
     from sklearn.tree._tree import Tree as SklearnTree
 
+    from odtree._classes import OptimalTreeClassifier
+    from odtree._greedy import GreedyTreeClassifier
+
+    if not isinstance(model, (OptimalTreeClassifier, GreedyTreeClassifier)):
+        raise TypeError("to_sklearn takes a fitted OptimalTreeClassifier or "
+                        f"GreedyTreeClassifier (one classification tree), not "
+                        f"{type(model).__name__}")
     check_is_fitted(model, "tree_")
     tree = model.tree_
     n_classes = len(model.classes_)

@@ -8,6 +8,7 @@ estimators fit through it too, and keep theirs for refits on the same data.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from numbers import Integral
 
 import numpy as np
 from sklearn.utils.validation import check_array
@@ -62,6 +63,8 @@ class Solution:
     seconds: float = 0.0
     progress: np.ndarray = field(default_factory=lambda: np.empty((0, 3)))
     pareto_front: np.ndarray = field(default_factory=lambda: np.empty((0, 2)))
+    n_features: int | None = None
+    """The columns of the 0/1 matrices :meth:`apply` takes (``None``: not checked)."""
 
     @property
     def optimal(self) -> bool:
@@ -69,12 +72,18 @@ class Solution:
         return self.status == "optimal"
 
     def apply(self, X_binary) -> np.ndarray:
-        """The leaf each row of the 0/1 matrix ``X_binary`` reaches."""
-        return self.tree.apply(np.asarray(X_binary))
+        """The leaf each row of the 0/1 matrix ``X_binary`` reaches. The matrix must have the
+        solver's columns and hold only 0 and 1 (a ValueError says what is wrong)."""
+        X = _binary_matrix(X_binary)
+        if self.n_features is not None and X.shape[1] != self.n_features:
+            raise ValueError(f"X_binary has {X.shape[1]} columns; the solver was built on "
+                             f"{self.n_features}")
+        return self.tree.apply(X)
 
     def predict(self, X_binary) -> np.ndarray:
-        """Each row's leaf value: a class index (see :attr:`Solver.classes_`), or the
-        prediction of a regression objective."""
+        """Each row's leaf value: a class index (``0 .. k-1``, positions in
+        :attr:`Solver.classes_`, not the labels themselves), or the prediction of a
+        regression objective. ``X_binary`` as for :meth:`apply`."""
         return self.leaf_values[self.apply(X_binary)]
 
     @classmethod
@@ -138,9 +147,7 @@ class Solver:
     """
 
     def __init__(self, X_binary, y=None):
-        X = check_array(X_binary, dtype=None, ensure_all_finite=True)
-        if not np.isin(X, (0, 1)).all():
-            raise ValueError("X_binary must hold only 0 and 1 (binarize it with odtree.Binarizer)")
+        X = _binary_matrix(X_binary)
         if y is None:
             self.classes_, codes = np.array([0]), np.zeros(len(X), dtype=np.int64)
         else:
@@ -214,6 +221,11 @@ anytime
         """
         from . import _core
 
+        for name, value, least in (("max_depth", max_depth, 0),
+                                   ("min_samples_leaf", min_samples_leaf, 1),
+                                   ("max_leaf_nodes", max_leaf_nodes, 1),
+                                   ("min_samples_split", min_samples_split, 0)):
+            _check_count(name, value, least)
         if max_depth is None:
             if ccp_alpha <= 0 and max_leaf_nodes is None:
                 raise ValueError("max_depth=None needs ccp_alpha > 0 or max_leaf_nodes, which "
@@ -251,6 +263,8 @@ anytime
                                       progress=progress, **inputs)
         solutions = [Solution._from_result(one) for one in
                      (result if isinstance(result, list) else [result])]
+        for solution in solutions:
+            solution.n_features = self.n_features
         if progress is not None and len(solutions[0].progress):
             seconds, objective_value, bound = solutions[0].progress[-1]
             watcher(seconds, objective_value, bound, final=True)
@@ -259,3 +273,31 @@ anytime
     def __getstate__(self):
         raise TypeError("a Solver holds compiled bitsets and cannot be pickled; pickle the "
                         "fitted estimator or build the Solver again")
+
+
+def _check_count(name: str, value, least: int) -> None:
+    """A ValueError naming ``name`` unless ``value`` is None or a whole number of at least
+    ``least`` (bools are not numbers here)."""
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < least:
+        raise ValueError(f"{name} must be a whole number of at least {least} (or None), "
+                         f"got {value!r}")
+
+
+#: Entries of a 0/1 matrix checked at a time (the check's temporaries stay this small).
+_CHECKED_AT_ONCE = 1 << 22
+
+
+def _binary_matrix(X_binary) -> np.ndarray:
+    """``X_binary`` as a 2-D array of only 0 and 1, in its own dtype (checked in blocks of
+    rows, never copied to a wider type), or a ValueError that says what is wrong."""
+    X = check_array(X_binary, dtype=None, ensure_all_finite=True)
+    if X.dtype != bool:
+        rows = max(1, _CHECKED_AT_ONCE // max(1, X.shape[1]))
+        for start in range(0, len(X), rows):
+            block = X[start:start + rows]
+            if not ((block == 0) | (block == 1)).all():
+                raise ValueError("X_binary must hold only 0 and 1 (binarize it with "
+                                 "odtree.Binarizer)")
+    return X

@@ -26,6 +26,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from ._base import validate_training_data
 from ._classes import OptimalTreeClassifier, _check_no_missing_labels, _plain_labels
+from ._deadline import Deadline
 from ._exact import budget_binds, needs_exact
 from .exceptions import InfeasibleWarning
 
@@ -46,8 +47,14 @@ class _FoldRefitter:
     """One training set, binarized once, with a kept :class:`Solver`: the optimal tree for
     new limits is one search away, as a fitted :class:`OptimalTreeClassifier`."""
 
-    def __init__(self, template: OptimalTreeClassifier, X, y, sample_weight=None, **params):
-        self.estimator = clone(template).set_params(**params)
+    def __init__(self, template: OptimalTreeClassifier, X, y, sample_weight=None,
+                 deadline: Deadline | None = None, **params):
+        # every fit draws on ``deadline`` (the whole call's budget), and each keeps the
+        # template's own time_limit as its limit within it
+        self.deadline = Deadline(None) if deadline is None else deadline
+        self.own_limit = template.time_limit
+        self.estimator = clone(template).set_params(
+            **params, time_limit=self.deadline.within(self.own_limit))
         self.estimator.fit(X, y, sample_weight=sample_weight)
         # a criterion that is no sum over leaves (F1, balanced accuracy) is finished by fit
         # itself, and the exact search over every threshold runs on the raw columns, not on
@@ -71,7 +78,7 @@ class _FoldRefitter:
         limits; it only prunes the search (the search is solved again without it should no
         tree be below it)."""
         estimator = self.estimator
-        estimator.set_params(**params)
+        estimator.set_params(**params, time_limit=self.deadline.within(self.own_limit))
         if self.whole_fit:
             X, y, sample_weight = self.data
             return estimator.fit(X, y, sample_weight=sample_weight)
@@ -95,10 +102,12 @@ class _FoldRefitter:
 
 
 def _score_fold(template, X, y, sample_weight, train, test, candidates, scorer, tolerance,
-                weighted_scores):
+                weighted_scores, seconds=None):
     """Scores every candidate (a dict of ``max_depth`` and maybe ``max_leaf_nodes``) on one
     split: a list of (test score, seconds of its fit) in the order of ``candidates``. The
-    test rows' weights go to the scorer when ``weighted_scores``."""
+    test rows' weights go to the scorer when ``weighted_scores``. The searches share
+    ``seconds`` from now (``None``: no limit beyond the template's own)."""
+    deadline = Deadline(seconds)
     X_train, y_train = _safe_indexing(X, train), _safe_indexing(y, train)
     X_test, y_test = _safe_indexing(X, test), np.asarray(_safe_indexing(y, test))
     weight = None if sample_weight is None else _safe_indexing(sample_weight, train)
@@ -113,8 +122,8 @@ def _score_fold(template, X, y, sample_weight, train, test, candidates, scorer, 
                                   _budget_order(candidates[i].get("max_leaf_nodes"))))
     first = candidates[order[0]]
     start = time.perf_counter()  # the first point's fit binarizes the fold and builds the solver
-    fold = _FoldRefitter(template, X_train, y_train, weight, max_depth=first["max_depth"],
-                         max_leaf_nodes=first.get("max_leaf_nodes"))
+    fold = _FoldRefitter(template, X_train, y_train, weight, deadline,
+                         max_depth=first["max_depth"], max_leaf_nodes=first.get("max_leaf_nodes"))
     first_seconds = time.perf_counter() - start
     test_binary = fold.estimator._binarize(X_test) if scorer is None else None
     by_limits: dict[tuple, tuple[float, float]] = {}
@@ -206,8 +215,10 @@ class OptimalTreeCV(ClassifierMixin, BaseEstimator):
         ``thresholds``, ``cost_matrix``, ...) every fit keeps; ``None`` is
         ``OptimalTreeClassifier()``.
     time_limit : float or None, default=None
-        Seconds allowed to each search (``None``: the template's ``time_limit``). A search
-        stopped by it is not optimal, and its score may differ from an unlimited search's.
+        Seconds allowed to the whole ``fit``: each fold gets an equal share, and the refit on
+        all the data one more (``None``: no limit on the whole). A search stopped by it is
+        not optimal, and its score may differ from an unlimited search's. The template's
+        own ``time_limit`` still bounds each search.
 
     Attributes
     ----------
@@ -296,10 +307,7 @@ class OptimalTreeCV(ClassifierMixin, BaseEstimator):
         return grid
 
     def _template(self) -> OptimalTreeClassifier:
-        template = OptimalTreeClassifier() if self.estimator is None else clone(self.estimator)
-        if self.time_limit is not None:
-            template.set_params(time_limit=self.time_limit)
-        return template
+        return OptimalTreeClassifier() if self.estimator is None else clone(self.estimator)
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, sample_weight=None):
@@ -346,9 +354,14 @@ class OptimalTreeCV(ClassifierMixin, BaseEstimator):
         tolerance = 1e-7 * (len(y) if sample_weight is None
                             else float(np.sum(np.asarray(sample_weight, dtype=np.float64))))
         weighted_scores = sample_weight is not None and _scorer_takes_weight(scorer)
+        # the whole call's budget: an equal share to each fold (from its start, so that
+        # folds in parallel or in turn alike end in time), and the rest to the refit
+        deadline = Deadline(self.time_limit)
+        shares = len(splits) + (1 if self.refit else 0)
+        fold_seconds = None if self.time_limit is None else self.time_limit / shares
         folds = Parallel(n_jobs=self.n_jobs)(
             delayed(_score_fold)(template, X, y, sample_weight, train, test, candidates,
-                                 scorer, tolerance, weighted_scores)
+                                 scorer, tolerance, weighted_scores, fold_seconds)
             for train, test in splits)
         scores = np.array([[score for score, _ in fold] for fold in folds]).T
         seconds = np.array([[s for _, s in fold] for fold in folds]).T
@@ -360,7 +373,8 @@ class OptimalTreeCV(ClassifierMixin, BaseEstimator):
         self.best_params_ = dict(candidates[self.best_index_])
         self.best_score_ = float(self.cv_results_["mean_test_score"][self.best_index_])
         if self.refit:
-            self.best_estimator_ = clone(template).set_params(**self.best_params_).fit(
+            self.best_estimator_ = clone(template).set_params(
+                **self.best_params_, time_limit=deadline.within(template.time_limit)).fit(
                 X, y, sample_weight=sample_weight)
             self.classes_ = self.best_estimator_.classes_
         else:

@@ -224,8 +224,16 @@ def _cost(result) -> float:
     return float(result[0] if isinstance(result, tuple) else result)
 
 
+#: The coordinates whose squared distances float64 holds without overflow or underflow
+#: (squares of up to 1e300, summed over rows and columns, stay finite and normal).
+SAFE_COORDINATES = (1e-140, 1e140)
+
+
 def _points(X) -> np.ndarray:
     """X as float coordinates, or a clear error for columns that are not numbers."""
+    if np.iscomplexobj(X):
+        raise ValueError("OptimalTreeClusterer measures real distances: X holds complex "
+                         "numbers")
     try:
         points = np.asarray(X, dtype=np.float64)
     except (TypeError, ValueError) as error:
@@ -235,6 +243,21 @@ def _points(X) -> np.ndarray:
         raise ValueError("OptimalTreeClusterer measures distances between the rows of X, "
                          "which has missing values: give the vectors to cluster without "
                          "them as fit(X, X_error=...)")
+    return _in_safe_range(points, "X")
+
+
+def _in_safe_range(points: np.ndarray, name: str) -> np.ndarray:
+    """``points``, or a ValueError when their squared distances would overflow or lose
+    their precision in float64 (the search would then prove the wrong clusters)."""
+    magnitudes = np.abs(points[np.isfinite(points)])
+    nonzero = magnitudes[magnitudes > 0]
+    if nonzero.size:
+        low, high = SAFE_COORDINATES
+        if nonzero.max() > high or nonzero.min() < low:
+            raise ValueError(
+                f"{name} holds values of magnitude {nonzero.min():.3g} to {nonzero.max():.3g}; "
+                f"their squared distances are exact in float64 only within {low:g} to "
+                f"{high:g}: rescale them (the clusters do not change with the scale)")
     return points
 
 
@@ -251,6 +274,8 @@ def _error_vectors(X_error, X) -> np.ndarray:
     that says what is wrong."""
     if sparse.issparse(X_error):
         X_error = X_error.toarray()
+    if np.iscomplexobj(X_error):
+        raise ValueError("X_error must hold real numbers, not complex ones")
     try:
         vectors = np.asarray(X_error, dtype=np.float64)
     except (TypeError, ValueError) as error:
@@ -268,7 +293,7 @@ def _error_vectors(X_error, X) -> np.ndarray:
     if len(bad):
         raise ValueError(f"X_error must be finite: {len(bad)} row(s) hold NaN or infinity "
                          f"(first: row {bad[0]})")
-    return vectors
+    return _in_safe_range(vectors, "X_error")
 
 
 class OptimalTreePredictor(_NoLabels):

@@ -1,7 +1,9 @@
 //! The greedy learner of odtree-core for Python: typed columns in, the tree as flat arrays out.
 
+use crate::interrupt::run_interruptible;
 use crate::to_py_err;
 use numpy::{PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
+use odtree_core::budget::Stop;
 use odtree_core::greedy::{
     Column, Criterion, GreedyConfig, GreedyLearner, GreedyTree, Table, Test,
 };
@@ -34,18 +36,21 @@ pub fn config_of(
 /// restricts the splits to those features (all by default). `sample_weight` (float64, one per
 /// row, non-negative, not all zero) weighs the rows; rows of weight zero take no part;
 /// `min_leaf_weight` is the least weight of each branch of a test. The GIL is released while
-/// the tree grows.
+/// the tree grows. After `time_limit` seconds, or on Ctrl-C, the nodes not yet grown stay
+/// leaves (each node's scan finishes first).
 ///
 /// Keys: `children_true` and `children_false` (the child holding the rows where the node's
 /// test holds or fails; -1 at leaves), `feature` (-2 at leaves), `threshold` (of `x <= t`
 /// tests, else NaN), `category` (the code of `x == code` tests, else -1), `class_counts`
 /// (rows, nodes × classes), `class_weights` (their weights, nodes × classes; the counts
 /// without weights), `n_node_samples`, `weighted_n_node_samples`, `label` (the class of
-/// largest weight, lowest on ties), `gain` (bits per row, 0 at leaves) and `used_features`.
+/// largest weight, lowest on ties), `gain` (bits per row, 0 at leaves), `used_features`, and
+/// `stopped` (`None`, `"time_limit"` or `"interrupted"`).
 #[pyfunction]
 #[pyo3(signature = (numeric, categorical, categorical_columns, labels, n_classes, *,
                     criterion="gain_ratio", min_cases=2, max_depth=None, min_gain=0.0,
-                    allowed_features=None, sample_weight=None, min_leaf_weight=0.0))]
+                    allowed_features=None, sample_weight=None, min_leaf_weight=0.0,
+                    time_limit=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn greedy_tree<'py>(
     py: Python<'py>,
@@ -61,6 +66,7 @@ pub fn greedy_tree<'py>(
     allowed_features: Option<Vec<usize>>,
     sample_weight: Option<PyReadonlyArray1<f64>>,
     min_leaf_weight: f64,
+    time_limit: Option<f64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let config = GreedyConfig {
         min_leaf_weight,
@@ -70,16 +76,19 @@ pub fn greedy_tree<'py>(
     let columns = columns_of(numeric, categorical, &categorical_columns, labels.len())?;
     let allowed = allowed_features.unwrap_or_else(|| (0..columns.len()).collect());
     let weights = sample_weight.map(|w| w.as_array().to_vec());
-    let tree = py
-        .detach(move || {
-            let mut table = Table::new(columns, labels, n_classes)?;
-            if let Some(weights) = weights {
-                table = table.with_weights(&weights)?;
-            }
-            GreedyLearner::new(&table, config)?.build(&allowed)
-        })
-        .map_err(to_py_err)?;
-    tree_to_dict(py, &tree)
+    let (grown, interrupted) = run_interruptible(py, time_limit, move |mut budget| {
+        let mut table = Table::new(columns, labels, n_classes)?;
+        if let Some(weights) = weights {
+            table = table.with_weights(&weights)?;
+        }
+        let tree = GreedyLearner::new(&table, config)?.build_within(&allowed, &mut budget)?;
+        Ok::<_, odtree_core::OdtError>((tree, budget.stopped()))
+    })?;
+    let (tree, stopped) = grown.map_err(to_py_err)?;
+    let stopped = stopped.or(interrupted.then_some(Stop::Interrupted));
+    let dict = tree_to_dict(py, &tree)?;
+    dict.set_item("stopped", stopped.map(Stop::as_str))?;
+    Ok(dict)
 }
 
 /// The columns in feature order, after checking the shapes.

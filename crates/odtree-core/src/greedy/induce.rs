@@ -6,6 +6,7 @@ use super::scan::{ColumnBest, Scanner};
 use super::table::Table;
 use super::tree::{GreedyNode, GreedyTree, Split};
 use super::weights::{Unweighted, Weighing, Weighted};
+use crate::budget::Budget;
 use crate::error::{OdtError, Result};
 
 /// The score that ranks the columns' best tests at a node.
@@ -84,6 +85,13 @@ pub struct GreedyLearner<'a> {
     nlogn: NLogN,
 }
 
+/// Where a subtree is grown from: its rows, its depth, and the budget it grows within.
+struct Start<'b> {
+    rows: Vec<u32>,
+    depth: usize,
+    budget: &'b mut Budget,
+}
+
 /// A node waiting to be grown: its rows, depth, and the parent slot that will point to it.
 struct Pending {
     rows: Vec<u32>,
@@ -138,11 +146,19 @@ impl<'a> GreedyLearner<'a> {
     /// features in `allowed` (any order, repeats ignored). An empty set gives a single leaf.
     /// Rows of weight zero take no part.
     pub fn build(&self, allowed: &[usize]) -> Result<GreedyTree> {
+        self.build_within(allowed, &mut Budget::default())
+    }
+
+    /// [`Self::build`] within `budget`: once it is spent, the nodes not yet grown stay
+    /// leaves, and `budget.stopped()` says why (the tree is then the part grown so far,
+    /// depth first).
+    pub fn build_within(&self, allowed: &[usize], budget: &mut Budget) -> Result<GreedyTree> {
         let allowed = self.checked(allowed)?;
         Ok(GreedyTree::from_nodes(self.grow(
             &allowed,
             self.root_rows(),
             0,
+            budget,
         )))
     }
 
@@ -189,7 +205,7 @@ impl<'a> GreedyLearner<'a> {
         if split.test.feature() == removed {
             let offset = out.len();
             out.extend(
-                self.grow(allowed, rows, depth)
+                self.grow(allowed, rows, depth, &mut Budget::default())
                     .into_iter()
                     .map(|mut grown| {
                         if let Some(split) = grown.split.as_mut() {
@@ -239,16 +255,23 @@ impl<'a> GreedyLearner<'a> {
 
     /// The subtree grown on `rows` at `depth` with the sorted `allowed` features, its nodes
     /// in pre-order and numbered from 0.
-    fn grow(&self, allowed: &[usize], rows: Vec<u32>, depth: usize) -> Vec<GreedyNode> {
+    fn grow(
+        &self,
+        allowed: &[usize],
+        rows: Vec<u32>,
+        depth: usize,
+        budget: &mut Budget,
+    ) -> Vec<GreedyNode> {
+        let at = Start {
+            rows,
+            depth,
+            budget,
+        };
         match self.table.row_weights() {
-            None => self.grow_with(Unweighted, allowed, rows, depth, |units| units as f64),
-            Some(weights) => self.grow_with(
-                Weighted::new(weights.units()),
-                allowed,
-                rows,
-                depth,
-                |units| weights.value(units),
-            ),
+            None => self.grow_with(Unweighted, allowed, at, |units| units as f64),
+            Some(weights) => self.grow_with(Weighted::new(weights.units()), allowed, at, |units| {
+                weights.value(units)
+            }),
         }
     }
 
@@ -257,10 +280,14 @@ impl<'a> GreedyLearner<'a> {
         &self,
         weighing: W,
         allowed: &[usize],
-        rows: Vec<u32>,
-        depth: usize,
+        at: Start,
         weight_of: impl Fn(u64) -> f64,
     ) -> Vec<GreedyNode> {
+        let Start {
+            rows,
+            depth,
+            budget,
+        } = at;
         let n_classes = self.table.n_classes();
         let min_units = least_units(self.config.min_leaf_weight, &weight_of);
         let mut scanner = Scanner::new(&self.nlogn, self.config.min_cases, n_classes, weighing)
@@ -288,7 +315,11 @@ impl<'a> GreedyLearner<'a> {
                 class_units[class] += weighing.units_of(row);
             }
             let node = NodeCounts::new::<W>(&self.nlogn, &class_units, pending.rows.len());
-            let best = self.best_split(allowed, &pending, &node, &mut scanner);
+            // a node reached once the budget is spent stays a leaf
+            let best = match budget.check_now() {
+                Some(_) => None,
+                None => self.best_split(allowed, &pending, &node, &mut scanner),
+            };
             let (n_rows, total) = (pending.rows.len(), node.total());
             let class_weights = class_units.iter().map(|&units| weight_of(units)).collect();
             let Some(best) = best else {
