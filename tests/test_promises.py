@@ -18,6 +18,7 @@ from odtree import (
     improve_depth,
     to_sklearn,
 )
+from odtree.exceptions import NotOptimalWarning
 from sklearn.datasets import load_breast_cancer, load_iris, make_friedman1
 from sklearn.tree import DecisionTreeClassifier
 
@@ -135,3 +136,70 @@ def test_progress_that_cannot_be_written_does_not_fail_the_fit(monkeypatch):
     X, y = load_breast_cancer(return_X_y=True)
     model = OptimalTreeClassifier(max_depth=2, verbose=1, thresholds="quantile").fit(X, y)
     assert model.status_ == "optimal"
+
+
+def test_json_keeps_the_anytime_log_the_pareto_front_and_the_cache_figures():
+    from odtree import from_json, plot_anytime, to_json
+
+    X, y = load_breast_cancer(return_X_y=True)
+    model = OptimalTreeClassifier(max_depth=3, thresholds="quantile").fit(X, y)
+    loaded = from_json(to_json(model))
+    np.testing.assert_array_equal(loaded.anytime_log_, model.anytime_log_)
+    assert loaded.cache_peak_bytes_ == model.cache_peak_bytes_
+    assert loaded.n_wipes_ == model.n_wipes_
+    plot_anytime(loaded)  # needs the log
+    f1 = OptimalTreeClassifier(max_depth=2, criterion="f1", thresholds="quantile").fit(X, y)
+    np.testing.assert_array_equal(from_json(to_json(f1)).pareto_front_, f1.pareto_front_)
+
+
+def test_to_json_of_a_model_holding_a_tree_says_where_the_tree_is():
+    from odtree import OptimalTreeCV, to_json
+
+    X, y = load_iris(return_X_y=True)
+    search = OptimalTreeCV(depths=(1, 2), cv=3).fit(X, y)
+    with pytest.raises(TypeError, match="best_estimator_"):
+        to_json(search)
+
+
+def test_a_fit_from_inside_its_own_callback_is_refused_at_once():
+    X, y = load_breast_cancer(return_X_y=True)
+    model = OptimalTreeClassifier(max_depth=3, thresholds="midpoints", time_limit=20)
+    model.set_params(callback=lambda event: model.fit(X, y))
+    with pytest.raises(RuntimeError, match="inside its own progress callback"):
+        model.fit(X, y)
+
+
+@pytest.mark.parametrize("name", ["GreedyTreeClassifier", "DistinctTreeSelector"])
+def test_one_object_fitted_from_two_threads_is_refused(name):
+    import threading
+
+    import odtree
+
+    estimator = getattr(odtree, name)()
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200_000 if name == "GreedyTreeClassifier" else 3_000, 8))
+    y = rng.integers(0, 2, len(X))
+    errors = []
+
+    def fit(columns):
+        try:
+            estimator.fit(X[:, :columns], y)
+        except RuntimeError as error:
+            errors.append(str(error))
+
+    threads = [threading.Thread(target=fit, args=(c,)) for c in (8, 6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(errors) == 1 and "another thread" in errors[0]
+    # the fit that ran left a consistent model
+    assert estimator.n_features_in_ in (8, 6)
+    use = estimator.predict if hasattr(estimator, "predict") else estimator.transform
+    assert len(use(X[:5, :estimator.n_features_in_])) == 5
+
+
+def test_a_forest_stopped_before_its_first_tree_says_so():
+    X, y = load_breast_cancer(return_X_y=True)
+    with pytest.warns(NotOptimalWarning, match="forest is empty"):
+        LPBoostClassifier(max_depth=1, time_limit=0).fit(X, y)

@@ -38,6 +38,7 @@ from ._exact import (
 )
 from ._interrupts import note_interrupt
 from ._memory import parse_bytes
+from ._progress import CALLING_BACK
 from ._registry import register
 from ._solver import Solution, Solver
 from ._tree import Tree
@@ -93,7 +94,7 @@ _fitting: dict[int, int] = {}
 _fitting_lock = threading.Lock()
 
 
-def _one_fit_at_a_time(fit):
+def one_fit_at_a_time(fit):
     """Wraps ``fit`` so that it records when it started (for the time limit), and raises
     instead of letting two threads fit the same object at once, which would leave it with
     parts of two fits."""
@@ -107,6 +108,10 @@ def _one_fit_at_a_time(fit):
                 raise RuntimeError(
                     f"{type(self).__name__}.fit is already running on this object in another "
                     "thread; give each thread its own copy (sklearn.base.clone)")
+            if owner == thread and getattr(CALLING_BACK, "active", False):
+                raise RuntimeError(
+                    f"{type(self).__name__}.fit was called from inside its own progress "
+                    "callback; fit a copy (sklearn.base.clone) after this fit returns")
             _fitting[key] = thread
         try:
             if owner is None:
@@ -383,7 +388,7 @@ class OptimalTreeBase(FittedTree, BaseEstimator):
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         if "fit" in cls.__dict__:
-            cls.fit = _one_fit_at_a_time(cls.__dict__["fit"])
+            cls.fit = one_fit_at_a_time(cls.__dict__["fit"])
         register(cls)
 
     def _deadline(self) -> float | None:

@@ -26,6 +26,7 @@ from ._base import (
     CACHE_ATTRIBUTES,
     BinarizedModel,
     binarize_input,
+    one_fit_at_a_time,
     rows_per_node,
     settle_missing_directions,
     validate_training_data,
@@ -36,6 +37,8 @@ from ._master import DemirizMaster, LPBoostMaster, MDBoostMaster
 from ._registry import register
 from ._solver import Solver
 from ._tree import TREE_UNDEFINED, Tree
+from ._warn import warn
+from .exceptions import NotOptimalWarning
 
 #: Settings of the template tree that change what a tree scores, so its edge: the pricing
 #: needs the plain weighted misclassification.
@@ -84,6 +87,7 @@ class _OptimalBoosting(ClassifierMixin, BinarizedModel, BaseEstimator):
         super().__init_subclass__(**kwargs)
         register(cls)
 
+    @one_fit_at_a_time
     def fit(self, X, y):
         """Grows the forest.
 
@@ -162,14 +166,17 @@ class _OptimalBoosting(ClassifierMixin, BinarizedModel, BaseEstimator):
         tree_weights = np.zeros(0)
         self.log_, self.optimal_ = [], False
         lower, upper = -np.inf, np.inf
+        stopped = None  # the time limit or Ctrl-C, when either ended the generation
         while True:
             left = None if deadline is None else deadline - time.monotonic()
             if left is not None and left <= 0:
+                stopped = f"time limit of {self.time_limit} s reached"
                 break
             if self.max_iterations is not None and len(members) >= self.max_iterations:
                 break
             member, correct, edge, most = pricer.price(weights, left)
             if member.status_ == "interrupted":  # Ctrl-C: the forest so far, unproven
+                stopped = "interrupted"
                 break
             if members:
                 lower, upper = master.bounds(most)
@@ -200,6 +207,11 @@ class _OptimalBoosting(ClassifierMixin, BinarizedModel, BaseEstimator):
         votes = self._votes(binary)
         self.margins_ = 2 * votes[np.arange(len(codes)), codes] - votes.sum(axis=1)
         self.fit_time_ = time.monotonic() - start
+        if stopped is not None:
+            what = (f"the forest of the {len(members)} trees priced so far" if members else
+                    f"no tree was priced: the forest is empty and predicts "
+                    f"{self.classes_[0].item()!r} everywhere")
+            warn(f"{stopped}: {what}; it is not proven optimal", NotOptimalWarning)
 
     def _votes(self, binary) -> np.ndarray:
         """Each row's total tree weight per class."""

@@ -13,7 +13,13 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.multiclass import check_classification_targets
 
-from ._base import FittedTree, LeafClassifier, checked_sample_weight, validate_training_data
+from ._base import (
+    FittedTree,
+    LeafClassifier,
+    checked_sample_weight,
+    one_fit_at_a_time,
+    validate_training_data,
+)
 from ._binarizer import Binarizer
 from ._classes import _check_no_missing_labels, _plain_labels
 from ._columns import category_codes, column_names
@@ -254,6 +260,7 @@ class GreedyTreeClassifier(ClassifierMixin, LeafClassifier, FittedTree, BaseEsti
         self.min_gain = min_gain
         self.class_weight = class_weight
 
+    @one_fit_at_a_time
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Grow the tree on the training data.

@@ -14,7 +14,7 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions, validate_params
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from ._base import binarize_input
+from ._base import binarize_input, one_fit_at_a_time
 from ._binarizer import Binarizer
 from ._classes import OptimalTreeClassifier
 from ._slim import SAMPLE_LIMITS, Slimmer
@@ -259,6 +259,7 @@ n_thresholds, random_state
         self.n_thresholds = n_thresholds
         self.random_state = random_state
 
+    @one_fit_at_a_time
     def fit(self, X, y):
         """Fits (or takes) the heuristic tree and improves it on ``X``."""
         self._validate_params()

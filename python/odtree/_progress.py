@@ -87,7 +87,16 @@ class Watcher:
             _say(event, self.stream or sys.stdout)
         if self.callback is None:
             return False
-        return bool(self.callback(event))
+        CALLING_BACK.active = True
+        try:
+            return bool(self.callback(event))
+        finally:
+            CALLING_BACK.active = False
+
+
+#: Whether this thread is inside a progress callback (a fit started from there on the
+#: object being fitted would never end: each search would start another).
+CALLING_BACK = threading.local()
 
 
 #: Seconds after which a search that nobody watches and that has no time limit says, once on

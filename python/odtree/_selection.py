@@ -16,7 +16,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils._set_output import _get_output_config
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import _is_dataframe
+from ._base import _is_dataframe, one_fit_at_a_time
 from ._greedy import GreedyTreeClassifier, read_training_columns
 from ._interrupts import note_interrupt
 
@@ -155,6 +155,7 @@ class DistinctTreeSelector(SelectorMixin, BaseEstimator):
                                              random_state=self.random_state)
         return [(np.sort(build).tolist(), np.sort(search).tolist())]
 
+    @one_fit_at_a_time
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Selects the columns and grows the final tree on them.

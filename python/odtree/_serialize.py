@@ -76,6 +76,11 @@ _FIT_RESULTS = {
     "fit_time": float,
     "n_cache_entries": int,
 }
+#: Optional fitted results: arrays of rows of floats (the anytime log's (seconds, objective,
+#: bound), the Pareto front's (false positives, false negatives)) and the cache figures.
+#: Texts without them load as before, without the attributes.
+_FIT_TABLES = {"anytime_log": 3, "pareto_front": 2}
+_CACHE_FIGURES = ("cache_peak_entries", "cache_peak_bytes", "n_wipes", "cache_created_entries")
 _REQUIRED = ("estimator", "params", "n_features_in", "binarizer", "binary_features", "tree",
              *_FIT_RESULTS)
 #: Parameters holding functions, which JSON cannot store and a fitted model does not need.
@@ -132,6 +137,14 @@ def to_json(model, *, indent=None) -> str:
 
         return forest_to_json(model, indent)
     if not hasattr(model, "tree_"):
+        inner = {"OptimalTreeCV": "best_estimator_", "DepthImprover": "improved_",
+                 "DistinctTreeSelector": "estimator_"}.get(type(model).__name__)
+        if inner is not None and hasattr(model, inner):
+            raise TypeError(f"to_json writes one tree or forest; a {type(model).__name__} "
+                            f"holds its tree in {inner}: write to_json(model.{inner})")
+        if inner is None and not hasattr(model, "fit"):
+            raise TypeError(f"to_json writes a fitted odtree estimator, not "
+                            f"{type(model).__name__}")
         raise NotFittedError(
             f"This {type(model).__name__} instance is not fitted yet; call 'fit' first.")
     data = {
@@ -155,6 +168,13 @@ def to_json(model, *, indent=None) -> str:
     for name, kind in _FIT_RESULTS.items():
         value = kind(getattr(model, name + "_"))
         data[name] = _encode_float(value) if kind is float else value
+    for name in _FIT_TABLES:
+        if getattr(model, name + "_", None) is not None:
+            data[name] = [[_encode_float(float(v)) for v in row]
+                          for row in np.asarray(getattr(model, name + "_"), dtype=np.float64)]
+    for name in _CACHE_FIGURES:
+        if hasattr(model, name + "_"):
+            data[name] = int(getattr(model, name + "_"))
     data.update(_own_parts(model))
     return json.dumps(data, indent=indent, allow_nan=False, default=_numpy_to_python)
 
@@ -339,6 +359,17 @@ def from_json(text):
     model.tree_ = tree
     for key, kind in _FIT_RESULTS.items():
         setattr(model, key + "_", _decode_fit_result(data, key, kind))
+    for key, width in _FIT_TABLES.items():
+        if key in data:
+            rows = _expect(data, key, list)
+            if not all(isinstance(row, list) and len(row) == width for row in rows):
+                raise ValueError(f"{key!r} must be rows of {width} numbers")
+            setattr(model, key + "_", np.array([[_decode_float(key, v) for v in row]
+                                                for row in rows],
+                                               dtype=np.float64).reshape(-1, width))
+    for key in _CACHE_FIGURES:
+        if key in data:
+            setattr(model, key + "_", _expect(data, key, int))
     _set_own_parts(model, name, data, len(binary_features))
     return model
 

@@ -24,7 +24,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
-from ._base import validate_training_data
+from ._base import one_fit_at_a_time, validate_training_data
 from ._classes import OptimalTreeClassifier, _check_no_missing_labels, _plain_labels
 from ._deadline import Deadline
 from ._exact import budget_binds, needs_exact
@@ -309,6 +309,7 @@ class OptimalTreeCV(ClassifierMixin, BaseEstimator):
     def _template(self) -> OptimalTreeClassifier:
         return OptimalTreeClassifier() if self.estimator is None else clone(self.estimator)
 
+    @one_fit_at_a_time
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, sample_weight=None):
         """Cross-validate the grid, then fit the best point on all the data.
