@@ -203,3 +203,35 @@ def test_a_forest_stopped_before_its_first_tree_says_so():
     X, y = load_breast_cancer(return_X_y=True)
     with pytest.warns(NotOptimalWarning, match="forest is empty"):
         LPBoostClassifier(max_depth=1, time_limit=0).fit(X, y)
+
+
+def test_a_binary_matrix_larger_than_free_memory_is_refused_up_front(monkeypatch):
+    import odtree._binarizer as binarizer
+
+    pages = {"SC_AVPHYS_PAGES": 1000, "SC_PAGE_SIZE": 4096}  # 4 MB free
+    monkeypatch.setattr(binarizer.os, "sysconf", lambda name: pages[name])
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, 4))
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = rng.integers(0, 2, 2000)
+    with pytest.raises(MemoryError, match=r"binary features over 2,000 rows needs .* GiB"):
+        OptimalTreeClassifier(max_depth=1, missing="split", thresholds="midpoints").fit(X, y)
+
+
+def test_the_pruning_path_does_not_change_with_the_scale_of_the_weights():
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, (40, 5))
+    y = X[:, 0] ^ X[:, 1]
+    model = OptimalTreeClassifier(max_depth=2)
+    unit = model.cost_complexity_pruning_path(X, y)
+    tiny = model.cost_complexity_pruning_path(X, y, sample_weight=np.full(40, 1e-12))
+    np.testing.assert_array_equal(unit.n_leaves, tiny.n_leaves)
+    np.testing.assert_allclose(unit.ccp_alphas, tiny.ccp_alphas)
+    assert len(unit.n_leaves) == 3
+
+
+@pytest.mark.parametrize("limit", [{"memory_limit": "30MB"}, {"max_cache_entries": 10}])
+def test_pareto_criteria_refuse_a_memory_limit_they_cannot_keep(limit):
+    X, y = load_breast_cancer(return_X_y=True)
+    with pytest.raises(ValueError, match="Pareto fronts"):
+        OptimalTreeClassifier(max_depth=2, criterion="f1", **limit).fit(X, y)

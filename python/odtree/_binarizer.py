@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from contextlib import contextmanager
 from dataclasses import replace
@@ -288,16 +289,26 @@ class Binarizer(TransformerMixin, BaseEstimator):
         column = np.array([f.column for f in features], dtype=np.intp)
         if self._passes_through(column):
             return self._above_half(numeric)
-        binary_X = np.zeros((numeric.shape[0], len(features)), dtype=np.uint8)
+        binary_X = _zeros_that_fit(numeric.shape[0], len(features))
         kind = np.array([f.kind for f in features], dtype=object)
 
         is_threshold = kind == "threshold"
-        thresholds = np.array([f.value for f in features if f.kind == "threshold"], dtype=float)
-        binary_X[:, is_threshold] = numeric[:, column[is_threshold]] <= thresholds  # NaN: 0
-        if self.missing == "split" and numeric.dtype.kind == "f":
-            missing = np.isnan(numeric)
+        value = np.array([f.value if f.kind == "threshold" else 0.0 for f in features],
+                         dtype=float)
+        missing = (np.isnan(numeric) if self.missing == "split" and numeric.dtype.kind == "f"
+                   else None)
+        # a block of features at a time, so that the temporaries stay small whatever the
+        # number of thresholds
+        block = max(1, _ENTRIES_AT_ONCE // max(1, numeric.shape[0]))
+        for start in range(0, len(features), block):
+            part = np.flatnonzero(is_threshold[start:start + block]) + start
+            if not len(part):
+                continue
+            binary_X[:, part] = numeric[:, column[part]] <= value[part]  # NaN: 0
+            if missing is None:
+                continue
             # the features that missing values do not fail: 1 or UNKNOWN where missing
-            filled = np.flatnonzero(is_threshold & missing.any(axis=0)[column])
+            filled = part[missing.any(axis=0)[column[part]]]
             fill = np.array([UNKNOWN if features[i].missing_holds is None
                              else int(features[i].missing_holds) for i in filled], np.uint8)
             passed = fill > 0
@@ -606,3 +617,24 @@ def _check_fitted_state(n_features, kinds, names, features) -> None:
             raise ValueError(f"threshold {value!r} is not a finite number")
         if feature.kind == "category" and not isinstance(value, str | Real):
             raise ValueError(f"category {value!r} is not a str, int, float or bool")
+
+
+#: Entries of the 0/1 matrix computed at a time (the temporaries of a block stay this small).
+_ENTRIES_AT_ONCE = 1 << 22
+
+
+def _zeros_that_fit(n_rows: int, n_features: int) -> np.ndarray:
+    """A zero uint8 matrix of ``n_rows`` × ``n_features``, or a MemoryError that gives its
+    size when it would not fit in the memory this machine has free."""
+    needed = n_rows * n_features
+    try:
+        free = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):  # no such figure on this system
+        free = None
+    if free is not None and needed > free:
+        raise MemoryError(
+            f"the 0/1 matrix of {n_features:,} binary features over {n_rows:,} rows needs "
+            f"{needed / 2**30:.1f} GiB, more than the {free / 2**30:.1f} GiB free: fewer "
+            "thresholds (thresholds=\"quantile\", n_thresholds) or thresholds=\"exact\", "
+            "which searches every threshold without this matrix")
+    return np.zeros((n_rows, n_features), dtype=np.uint8)

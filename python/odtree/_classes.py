@@ -152,7 +152,8 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
         picks the best point of the root's front (MurTree §4.8.6). Slower than
         misclassification; the depth and leaf limits and ``time_limit`` apply, the
         ``search`` switches do not. They need an integer ``max_depth`` and take no
-        ``ccp_alpha``, ``upper_bound``, ``lexicographic``, cost matrix or callback.
+        ``ccp_alpha``, ``upper_bound``, ``lexicographic``, cost matrix, callback,
+        ``memory_limit`` or ``max_cache_entries``.
         (Balanced accuracy is also misclassification with each class weighted by the inverse
         of its weight, which finds the same optimum faster.)
     class_weight : dict, "balanced" or None, default=None
@@ -407,6 +408,10 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
                 raise ValueError(f"criterion={self.criterion!r} needs an integer max_depth")
             if self.ccp_alpha != 0:
                 raise ValueError(f"criterion={self.criterion!r} takes no ccp_alpha")
+            if self.memory_limit is not None or self.max_cache_entries is not None:
+                raise ValueError(f"criterion={self.criterion!r} takes no memory_limit or "
+                                 "max_cache_entries: its store of Pareto fronts cannot be "
+                                 "wiped and rebuilt as the cache of a sum can")
             return {"objective": self.criterion}
         if len(given) > 1:
             raise ValueError(f"give at most one of cost_matrix, fast_error_function and "

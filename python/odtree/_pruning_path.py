@@ -45,7 +45,7 @@ def cost_complexity_path(estimator, X, y, sample_weight=None) -> Bunch:
     most_leaves = np.inf if estimator.max_depth is None else 2**estimator.max_depth
     if estimator.max_leaf_nodes is not None:
         most_leaves = min(most_leaves, estimator.max_leaf_nodes)
-    tolerance = 1e-9 * max(total, 1.0)
+    tolerance = 1e-9 * total  # relative: the path does not change with the weights' scale
     errors = []  # e(k) for k = 1, 2, ... until it reaches the least error
     while len(errors) < most_leaves:
         if errors and deadline.passed():  # (one leaf takes no search)
