@@ -235,3 +235,37 @@ def test_pareto_criteria_refuse_a_memory_limit_they_cannot_keep(limit):
     X, y = load_breast_cancer(return_X_y=True)
     with pytest.raises(ValueError, match="Pareto fronts"):
         OptimalTreeClassifier(max_depth=2, criterion="f1", **limit).fit(X, y)
+
+
+@pytest.mark.parametrize("criterion", ["f1", "balanced_accuracy"])
+def test_pareto_optima_do_not_change_with_the_scale_of_the_weights(criterion):
+    for seed in range(12):
+        rng = np.random.default_rng(seed)
+        X, y = rng.integers(0, 2, (30, 5)), rng.integers(0, 2, 30)
+        weight = rng.uniform(0.5, 2.0, 30)
+        unit = OptimalTreeClassifier(max_depth=2, criterion=criterion).fit(
+            X, y, sample_weight=weight)
+        for scale in (1e-12, 1e-14):
+            tiny = OptimalTreeClassifier(max_depth=2, criterion=criterion).fit(
+                X, y, sample_weight=weight * scale)
+            assert tiny.objective_ == pytest.approx(unit.objective_, abs=1e-9)
+            assert len(tiny.pareto_front_) == len(unit.pareto_front_)
+
+
+def test_the_pareto_search_reports_progress_and_its_callback_stops_it():
+    from odtree.datasets import load_benchmark
+
+    X, y = load_benchmark("splice-1")
+    events = []
+
+    def callback(event):
+        events.append(event)
+        return len(events) >= 3
+
+    model = OptimalTreeClassifier(max_depth=4, criterion="f1", time_limit=30,
+                                  callback=callback)
+    with pytest.warns(NotOptimalWarning):
+        model.fit(X, y)
+    assert model.status_ == "stopped"
+    assert model.fit_time_ < 10  # stopped within about a second, not at the time limit
+    assert events[0].seconds < 1.0  # the first event comes at once (the best leaf)

@@ -22,6 +22,7 @@ use crate::stats::Weights;
 use crate::tree::{Tree, TreeNode};
 use rustc_hash::FxHashMap;
 use std::rc::Rc;
+use std::time::Instant;
 
 /// The class index of the positive class; class 0 is the negative one.
 const POSITIVE: usize = 1;
@@ -112,7 +113,18 @@ pub struct Pareto<'a> {
     fronts: FxHashMap<Key, Front>,
     /// Relative tolerance under which two counts are the same (sums in other orders).
     tolerance: f64,
+    /// The metric of the run, for the progress of the root's front.
+    metric: Option<Metric>,
+    /// The least loss (1 − metric) of the root's points posted so far.
+    posted: f64,
+    /// When the last event was posted (seconds since the start).
+    last_post: f64,
+    started: Instant,
 }
+
+/// Seconds between two events while the root's front has no better point: a watcher sees
+/// the search going, and its callback can stop it.
+const HEARTBEAT: f64 = 0.5;
 
 impl<'a> Pareto<'a> {
     /// A search over `data` (two classes, class 1 positive) with `weights`, whose class
@@ -129,13 +141,19 @@ impl<'a> Pareto<'a> {
         Self {
             kernel,
             fronts: FxHashMap::default(),
-            tolerance: 1e-12 * (totals[0] + totals[1]).max(1.0),
+            // relative to the total weight, so that the fronts do not change with its scale
+            tolerance: 1e-12 * (totals[0] + totals[1]),
+            metric: None,
+            posted: f64::INFINITY,
+            last_post: 0.0,
+            started: Instant::now(),
         }
     }
 
     /// Finds the root's front under the depth and node limits and the tree of its best point
     /// for `metric` (ties: fewer errors, then fewer false positives).
     pub fn run(mut self, metric: Metric) -> ParetoOutcome {
+        self.metric = Some(metric);
         let config = self.kernel.config;
         let depth = config.max_depth.min(self.kernel.data.n_features() as u32);
         let nodes = config.max_nodes.unwrap_or(u32::MAX).min(full_nodes(depth));
@@ -185,10 +203,14 @@ impl<'a> Pareto<'a> {
         let at = self.kernel.path.len();
         let mut level = std::mem::take(&mut self.kernel.levels[at]);
         self.kernel.scan(&mut level, &totals, rows);
+        if at == 0 {
+            self.note_root(&points, totals); // the best leaf, before any split
+        }
         for &feature in &level.candidates {
             if self.kernel.budget.check().is_some() {
                 break;
             }
+            self.heartbeat();
             let slot = feature as usize * 2..feature as usize * 2 + 2;
             let positive = [level.positive[slot.start], level.positive[slot.start + 1]];
             let negative = [totals[0] - positive[0], totals[1] - positive[1]];
@@ -212,6 +234,9 @@ impl<'a> Pareto<'a> {
                 }
             }
             points = non_dominated(points, self.tolerance);
+            if at == 0 {
+                self.note_root(&points, totals);
+            }
             // a split with no error dominates every other: nothing better is left to find
             if (points.first()).is_some_and(|p| p.fp + p.fn_ <= self.tolerance) {
                 break;
@@ -221,6 +246,35 @@ impl<'a> Pareto<'a> {
         let front = Rc::new(non_dominated(points, self.tolerance));
         self.fronts.insert(key, front.clone());
         front
+    }
+
+    /// Posts the best loss (1 − metric) among the root's `points` so far when it improves
+    /// on the last one posted, so that a watcher sees the search go (and can stop it).
+    fn note_root(&mut self, points: &[Point], totals: [f64; 2]) {
+        let Some(metric) = self.metric else { return };
+        let (negatives, positives) = (totals[0], totals[POSITIVE]);
+        let loss = points
+            .iter()
+            .map(|p| 1.0 - metric.value(p.fp, p.fn_, positives, negatives))
+            .fold(f64::INFINITY, f64::min);
+        if loss < self.posted {
+            self.posted = loss;
+            self.post();
+        }
+    }
+
+    /// Posts the last loss again when [`HEARTBEAT`] has passed since the last event.
+    fn heartbeat(&mut self) {
+        if self.posted.is_finite()
+            && self.started.elapsed().as_secs_f64() - self.last_post >= HEARTBEAT
+        {
+            self.post();
+        }
+    }
+
+    fn post(&mut self) {
+        self.last_post = self.started.elapsed().as_secs_f64();
+        self.kernel.budget.post([self.last_post, self.posted, 0.0]);
     }
 
     /// The front of the child where `feature` is `value`, whose class weights are `totals`.
