@@ -364,6 +364,23 @@ def test_ctrl_c_in_the_pilot_ends_dt_slim(monkeypatch):
 
 
 
+def test_ctrl_c_in_the_sat_oracle_ends_dt_slim_with_the_tree_so_far(monkeypatch):
+    import odtree._interrupts as interrupts
+    import odtree._sat as sat
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(sat, "_decide", interrupted)
+    # a first Ctrl-C (another test's may be within the window of a second)
+    monkeypatch.setattr(interrupts, "_last_interrupt", [float("-inf")])
+    Xc, yc = make_classification(300, 6, random_state=0)
+    cart = DecisionTreeClassifier(random_state=0).fit(Xc, yc)
+    model = improve_depth(cart, Xc, yc, oracle="sat", pilot=False, time_limit=60)
+    assert [attempt.outcome for attempt in model.slim_log_] == ["interrupted"]
+    assert model.fit_time_ < 30 and np.array_equal(model.predict(Xc), cart.predict(Xc))
+
+
 @pytest.mark.parametrize("verdict", ["timeout", "unsat"])
 def test_time_left_goes_to_another_pass_only_after_a_timeout(monkeypatch, verdict):
     """When every node has been tried, a call that ran out of time earns another pass with

@@ -24,6 +24,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ._interrupts import note_interrupt
+
 #: Clauses per array handed to the solver, to bound the memory of the encoding.
 _CHUNK = 1 << 19
 #: The widest at-most-one constraint encoded pairwise; wider ones use a sequential counter.
@@ -110,18 +112,32 @@ def min_depth_tree(X, labels, target, *, encoding="hybrid", switch_depth=10,
     (found depth - 1); stop at UNSAT, timeout or an encoding over ``max_literals``.
 
     Returns the best tree (or None) and the outcome: "sat" (a tree was found), "unsat" (the
-    first call was UNSAT), "timeout" (the first call timed out) or "too_large" (the first call
-    was skipped). ``"hybrid"`` uses DT_depth below ``switch_depth`` and DT_pb from there on;
-    ``time_limit`` is in seconds for the whole search, building the encodings included: an
-    encoding that would take more than half the time left to build (at ``BUILD_RATE``) is
-    skipped as too large.
+    first call was UNSAT), "timeout" (the first call timed out), "too_large" (the first call
+    was skipped) or "interrupted" (Ctrl-C; the best tree so far is kept). ``"hybrid"`` uses
+    DT_depth below ``switch_depth`` and DT_pb from there on; ``time_limit`` is in seconds
+    for the whole search, building the encodings included: an encoding that would take more
+    than half the time left to build (at ``BUILD_RATE``) is skipped as too large.
     """
     instance = _prepare(X, labels)
     if target < 0 or instance is None:
         return None, "unsat"
     X, codes, classes = instance
     deadline = None if time_limit is None else time.monotonic() + time_limit
-    best, depth, outcome = None, target, "unsat"
+    found_so_far: list[LocalTree] = []
+    try:
+        best, outcome = _descend(X, codes, classes, target, encoding, switch_depth, solver,
+                                 deadline, amo, max_literals, found_so_far)
+    except KeyboardInterrupt:
+        note_interrupt()
+        return (found_so_far[-1] if found_so_far else None), "interrupted"
+    return best, "sat" if best is not None else outcome
+
+
+def _descend(X, codes, classes, depth, encoding, switch_depth, solver, deadline, amo,
+             max_literals, found_so_far: list) -> tuple[LocalTree | None, str]:
+    """:func:`min_depth_tree`'s descent; each tree found is also appended to
+    ``found_so_far``, which outlives a Ctrl-C."""
+    best, outcome = None, "unsat"
     while True:
         if encoding == "hybrid":
             chosen = "depth" if depth < switch_depth else "partition"
@@ -138,9 +154,10 @@ def min_depth_tree(X, labels, target, *, encoding="hybrid", switch_depth=10,
             outcome = "timeout" if found == "timeout" else "unsat"
             break
         best, depth = found, found.depth() - 1
+        found_so_far.append(found)
         if depth < 0:
             break
-    return best, "sat" if best is not None else outcome
+    return best, outcome
 
 
 def _prepare(X, labels) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
