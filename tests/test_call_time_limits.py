@@ -55,6 +55,36 @@ CASES = {
             model.fit(X, y)
             return model.status_
     """,
+    # column generation over optimal depth-3 trees of 287 binary features
+    "lpboost": """
+        from odtree import LPBoostClassifier
+        from conftest import load_dataset
+        X, y = load_dataset("splice-1")
+        model = LPBoostClassifier(max_depth=3, time_limit=LIMIT)
+        def call():
+            model.fit(X, y)
+            return "time_limit" if not model.optimal_ else "optimal"
+    """,
+    # an optimal depth-3 clustering of 3,000 points on every threshold of 6 columns
+    "clusterer": """
+        from odtree import OptimalTreeClusterer
+        X = np.random.default_rng(0).normal(size=(3000, 6))
+        model = OptimalTreeClusterer(max_depth=3, thresholds="midpoints", time_limit=LIMIT)
+        def call():
+            model.fit(X)
+            return model.status_
+    """,
+    # backward elimination over 40 columns, each step many greedy trees
+    "selector": """
+        from odtree import DistinctTreeSelector
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(20_000, 40))
+        y = (X[:, 0] + rng.normal(size=20_000) > 0).astype(int)
+        model = DistinctTreeSelector(time_limit=LIMIT)
+        def call():
+            model.fit(X, y)
+            return model.stopped_
+    """,
 }
 
 #: The child: builds the case, says "calling", calls, prints the outcome as JSON.
@@ -62,6 +92,7 @@ CHILD = """
 import json, signal, sys, time, warnings
 import numpy as np
 signal.signal(signal.SIGINT, signal.default_int_handler)
+sys.path.insert(0, {tests!r})
 from odtree import OptimalTreeClassifier
 warnings.simplefilter("ignore")
 LIMIT = {limit!r}
@@ -74,7 +105,8 @@ print(json.dumps({{"seconds": time.perf_counter() - start, "status": status}}), 
 
 
 def _start(case: str, limit: float | None) -> subprocess.Popen:
-    source = CHILD.format(limit=limit, case=textwrap.dedent(CASES[case]))
+    source = CHILD.format(tests=str(Path(__file__).parent), limit=limit,
+                          case=textwrap.dedent(CASES[case]))
     env = {**os.environ, "ODTREE_DATA": str(data_path())}
     child = subprocess.Popen([sys.executable, "-c", source], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True, env=env)

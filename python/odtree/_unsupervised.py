@@ -224,9 +224,9 @@ def _cost(result) -> float:
     return float(result[0] if isinstance(result, tuple) else result)
 
 
-#: The coordinates whose squared distances float64 holds without overflow or underflow
-#: (squares of up to 1e300, summed over rows and columns, stay finite and normal).
-SAFE_COORDINATES = (1e-140, 1e140)
+#: The largest coordinate whose squared distances float64 holds without overflow (squares
+#: of up to 1e280, summed over rows and columns, stay finite).
+LARGEST_COORDINATE = 1e140
 
 
 def _points(X) -> np.ndarray:
@@ -247,17 +247,15 @@ def _points(X) -> np.ndarray:
 
 
 def _in_safe_range(points: np.ndarray, name: str) -> np.ndarray:
-    """``points``, or a ValueError when their squared distances would overflow or lose
-    their precision in float64 (the search would then prove the wrong clusters)."""
-    magnitudes = np.abs(points[np.isfinite(points)])
-    nonzero = magnitudes[magnitudes > 0]
-    if nonzero.size:
-        low, high = SAFE_COORDINATES
-        if nonzero.max() > high or nonzero.min() < low:
-            raise ValueError(
-                f"{name} holds values of magnitude {nonzero.min():.3g} to {nonzero.max():.3g}; "
-                f"their squared distances are exact in float64 only within {low:g} to "
-                f"{high:g}: rescale them (the clusters do not change with the scale)")
+    """``points``, or a ValueError when their squared distances would overflow float64 (the
+    search would then prove the wrong clusters)."""
+    finite = points[np.isfinite(points)]
+    largest = float(np.abs(finite).max(initial=0.0))
+    if largest > LARGEST_COORDINATE:
+        raise ValueError(
+            f"{name} holds values of magnitude up to {largest:.3g}; their squared distances "
+            f"overflow float64 beyond {LARGEST_COORDINATE:g}: rescale them (the clusters do "
+            "not change with the scale)")
     return points
 
 
