@@ -32,16 +32,14 @@ def test_from_sklearn_refuses_a_tree_fitted_with_negative_weights():
         from_sklearn(tree)
 
 
-@pytest.mark.parametrize("scale", [1e305, 1e150])
-def test_the_clusterer_refuses_coordinates_whose_distances_float64_cannot_hold(scale):
+@pytest.mark.parametrize("scale", [1e300, 1e305, 1e306])
+def test_the_clusterer_separates_huge_points_or_refuses_them(scale):
     X = np.array([[0.0], [1.0]])
-    with pytest.raises(ValueError, match="rescale them"):
-        OptimalTreeClusterer(max_depth=1).fit(X, X_error=np.array([[1.0], [2.0]]) * scale)
-    with pytest.raises(ValueError, match="rescale them"):
-        OptimalTreeClusterer(max_depth=1).fit(X * scale)
-    # the same points at a scale float64 holds: two clusters of one point each
-    model = OptimalTreeClusterer(max_depth=1).fit(X, X_error=np.array([[1.0], [2.0]]))
-    assert model.objective_ == 0.0 and len(set(model.labels_)) == 2
+    model = OptimalTreeClusterer(max_depth=1).fit(X, X_error=np.array([[1.0], [2.0]]) * scale)
+    assert model.status_ == "optimal" and model.objective_ == 0.0
+    assert sorted(model.labels_.tolist()) == [0, 1]
+    with pytest.raises(ValueError, match="overflow"):
+        OptimalTreeClusterer(max_depth=1).fit(X, X_error=np.array([[1.0], [9.87]]) * 1e307)
 
 
 def test_the_clusterer_refuses_complex_numbers():

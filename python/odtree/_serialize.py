@@ -142,9 +142,6 @@ def to_json(model, *, indent=None) -> str:
         if inner is not None and hasattr(model, inner):
             raise TypeError(f"to_json writes one tree or forest; a {type(model).__name__} "
                             f"holds its tree in {inner}: write to_json(model.{inner})")
-        if inner is None and not hasattr(model, "fit"):
-            raise TypeError(f"to_json writes a fitted odtree estimator, not "
-                            f"{type(model).__name__}")
         raise NotFittedError(
             f"This {type(model).__name__} instance is not fitted yet; call 'fit' first.")
     data = {

@@ -224,11 +224,6 @@ def _cost(result) -> float:
     return float(result[0] if isinstance(result, tuple) else result)
 
 
-#: The largest coordinate whose squared distances float64 holds without overflow (squares
-#: of up to 1e280, summed over rows and columns, stay finite).
-LARGEST_COORDINATE = 1e140
-
-
 def _points(X) -> np.ndarray:
     """X as float coordinates, or a clear error for columns that are not numbers."""
     if np.iscomplexobj(X):
@@ -243,19 +238,6 @@ def _points(X) -> np.ndarray:
         raise ValueError("OptimalTreeClusterer measures distances between the rows of X, "
                          "which has missing values: give the vectors to cluster without "
                          "them as fit(X, X_error=...)")
-    return _in_safe_range(points, "X")
-
-
-def _in_safe_range(points: np.ndarray, name: str) -> np.ndarray:
-    """``points``, or a ValueError when their squared distances would overflow float64 (the
-    search would then prove the wrong clusters)."""
-    finite = points[np.isfinite(points)]
-    largest = float(np.abs(finite).max(initial=0.0))
-    if largest > LARGEST_COORDINATE:
-        raise ValueError(
-            f"{name} holds values of magnitude up to {largest:.3g}; their squared distances "
-            f"overflow float64 beyond {LARGEST_COORDINATE:g}: rescale them (the clusters do "
-            "not change with the scale)")
     return points
 
 
@@ -291,7 +273,7 @@ def _error_vectors(X_error, X) -> np.ndarray:
     if len(bad):
         raise ValueError(f"X_error must be finite: {len(bad)} row(s) hold NaN or infinity "
                          f"(first: row {bad[0]})")
-    return _in_safe_range(vectors, "X_error")
+    return vectors
 
 
 class OptimalTreePredictor(_NoLabels):
