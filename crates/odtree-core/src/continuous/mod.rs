@@ -106,7 +106,10 @@ pub fn solve<L: Loss>(
     let (depth, nodes) = (config.max_depth, config.max_nodes);
     let mut bound = config.upper_bound;
     let mut first = None;
-    if depth >= ANYTIME_DEPTH {
+    // the passes find good trees early for a time limit, or where no first tree bounds the
+    // search; a search without either is there to prove, and an upper bound serves it
+    // better (bank, bidding and raisin at depth 4 were 0-35 % faster without the passes)
+    if depth >= ANYTIME_DEPTH && (search.deadline().is_some() || !bound.is_finite()) {
         first = anytime_passes(&mut search, &rows, depth, nodes, &mut bound);
     }
     let mut outcome = first.ok_or(bound);
@@ -155,8 +158,9 @@ const PASSES_AT_MOST: Duration = Duration::from_secs(5);
 /// Anytime passes (see [`Search::set_tries`]) with 1, 2, 4, ... thresholds per column at
 /// the nodes of depth three or more, each looking for a tree cheaper than the last one
 /// found (`bound`, lowered as they find them), while they fit in half the time left and
-/// [`PASSES_AT_MOST`] (a second without a time limit), and until they try every threshold:
-/// a search that can prove the optimum spends little on them. Returns the best tree found.
+/// [`PASSES_AT_MOST`] (a second without a time limit, when no upper bound was given), and
+/// until they try every threshold: a search that can prove the optimum spends little on
+/// them. Returns the best tree found.
 fn anytime_passes<L: Loss>(
     search: &mut Search<'_, L>,
     rows: &Rows,
