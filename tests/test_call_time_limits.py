@@ -5,9 +5,6 @@ the greedy learner within 0.5 s with the tree grown so far."""
 
 from __future__ import annotations
 
-import json
-import os
-import select
 import signal
 import subprocess
 import sys
@@ -16,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import data_path
+from test_time_limits import launch, outcome_of
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs POSIX signals")
 
@@ -106,33 +103,14 @@ print(json.dumps({{"seconds": time.perf_counter() - start, "status": status}}), 
 
 
 def _start(case: str, limit: float | None) -> subprocess.Popen:
-    source = CHILD.format(tests=str(Path(__file__).parent), limit=limit,
-                          case=textwrap.dedent(CASES[case]))
-    env = {**os.environ, "ODTREE_DATA": str(data_path())}
-    child = subprocess.Popen([sys.executable, "-c", source], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True, env=env)
-    line = child.stdout.readline()
-    if line.strip() != "calling":
-        child.kill()
-        pytest.fail(f"the child failed before the call: {line}{child.stderr.read()}")
-    return child
-
-
-def _outcome(child: subprocess.Popen, timeout: float) -> dict:
-    ready, _, _ = select.select([child.stdout], [], [], timeout)
-    line = child.stdout.readline() if ready else ""
-    received = time.perf_counter()
-    if not line.strip():
-        child.kill()
-        pytest.fail(f"no outcome within {timeout} s: {child.stderr.read()}")
-    child.communicate()
-    return {**json.loads(line), "received": received}
+    return launch(CHILD.format(tests=str(Path(__file__).parent), limit=limit,
+                               case=textwrap.dedent(CASES[case])), "calling")
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_the_whole_call_returns_within_the_time_limit(case):
     limit = 2.0
-    outcome = _outcome(_start(case, limit), timeout=120)
+    outcome = outcome_of(_start(case, limit), timeout=120)
     assert outcome["seconds"] <= limit * 1.1 + 0.4, outcome
     # the limit did bind: each call was stopped short of its end
     if case == "pruning_path":
@@ -146,6 +124,6 @@ def test_ctrl_c_stops_the_greedy_learner_with_the_tree_so_far():
     time.sleep(1.0)
     sent = time.perf_counter()
     child.send_signal(signal.SIGINT)
-    outcome = _outcome(child, timeout=30)
+    outcome = outcome_of(child, timeout=30)
     assert outcome["received"] - sent <= 0.5, outcome
     assert outcome["status"] == "interrupted"

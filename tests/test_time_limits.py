@@ -87,19 +87,24 @@ print(json.dumps({{"seconds": time.perf_counter() - start, "status": model.statu
 
 
 def _start(case: str, limit: float | None) -> subprocess.Popen:
-    source = CHILD.format(tests=str(Path(__file__).parent), limit=limit,
-                          case=textwrap.dedent(CASES[case]))
+    return launch(CHILD.format(tests=str(Path(__file__).parent), limit=limit,
+                               case=textwrap.dedent(CASES[case])), "fitting")
+
+
+def launch(source: str, ready: str) -> subprocess.Popen:
+    """A Python process running ``source``, once it has printed the line ``ready`` (just
+    before the call it times)."""
     env = {**os.environ, "ODTREE_DATA": str(data_path())}
     child = subprocess.Popen([sys.executable, "-c", source], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True, env=env)
     line = child.stdout.readline()
-    if line.strip() != "fitting":
+    if line.strip() != ready:
         child.kill()
-        pytest.fail(f"the child failed before fitting: {line}{child.stderr.read()}")
+        pytest.fail(f"the child failed before {ready}: {line}{child.stderr.read()}")
     return child
 
 
-def _outcome(child: subprocess.Popen, timeout: float) -> dict:
+def outcome_of(child: subprocess.Popen, timeout: float) -> dict:
     """The fit's outcome, read as soon as the child prints it (before the child exits), with
     ``"received"``, the ``time.perf_counter()`` of its arrival."""
     ready, _, _ = select.select([child.stdout], [], [], timeout)
@@ -115,7 +120,7 @@ def _outcome(child: subprocess.Popen, timeout: float) -> dict:
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_fit_returns_within_the_time_limit(case):
     limit = 0.1 if case == "wide_binarizer" else 2.0
-    outcome = _outcome(_start(case, limit), timeout=60)
+    outcome = outcome_of(_start(case, limit), timeout=60)
     assert outcome["seconds"] <= limit * 1.1 + 0.4, outcome
     assert outcome["status"] == "time_limit"
 
@@ -126,7 +131,7 @@ def test_exact_occupancy_at_depth_two_is_proven_within_its_limit():
     case = CASES["exact_occupancy"].replace("max_depth=3", "max_depth=2")
     CASES["_occupancy_depth_2"] = case
     try:
-        outcome = _outcome(_start("_occupancy_depth_2", 5.0), timeout=60)
+        outcome = outcome_of(_start("_occupancy_depth_2", 5.0), timeout=60)
     finally:
         del CASES["_occupancy_depth_2"]
     assert outcome["seconds"] <= 5.9, outcome
@@ -138,7 +143,7 @@ def test_exact_search_memory_grows_with_the_rows_not_the_thresholds():
     """20,000 rows × 8 columns, 160,000 distinct values: the exact search holds the sorted
     columns and the row sets of its subproblems, not one 0/1 column per threshold (which
     would be 160,000 × 20,000 bytes, 3 GiB)."""
-    outcome = _outcome(_start("exact_wide", 2.0), timeout=60)
+    outcome = outcome_of(_start("exact_wide", 2.0), timeout=60)
     assert outcome["peak_mib"] < 1024, outcome
 
 
@@ -149,7 +154,7 @@ def test_ctrl_c_returns_the_best_tree_within_half_a_second(case):
     time.sleep(1.0)
     sent = time.perf_counter()
     child.send_signal(signal.SIGINT)
-    outcome = _outcome(child, timeout=60)
+    outcome = outcome_of(child, timeout=60)
     waited = outcome["received"] - sent
     assert outcome["status"] == "interrupted"
     assert waited <= 0.5, f"Ctrl-C took {waited:.2f} s to act"
