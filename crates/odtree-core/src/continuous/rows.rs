@@ -37,18 +37,20 @@ impl NumericData {
         let mut ranks = Vec::with_capacity(n_columns);
         let mut distinct = Vec::with_capacity(n_columns);
         let mut orders = Vec::with_capacity(n_columns);
+        let mut keyed: Vec<u128> = Vec::with_capacity(n_rows);
         for j in 0..n_columns {
-            let column: Vec<f64> = (0..n_rows).map(|row| values[row * n_columns + j]).collect();
-            let mut order: Vec<u32> = (0..n_rows as u32).collect();
-            order.sort_by(|&a, &b| {
-                column[a as usize]
-                    .total_cmp(&column[b as usize])
-                    .then(a.cmp(&b))
-            });
+            // sorting packed (value, row) keys is several times quicker than an indirect
+            // sort comparing values through the row indices
+            keyed.clear();
+            keyed.extend((0..n_rows).map(|row| {
+                (u128::from(ordered_bits(values[row * n_columns + j])) << 32) | row as u128
+            }));
+            keyed.sort_unstable();
+            let order: Vec<u32> = keyed.iter().map(|&key| key as u32).collect();
             let mut rank = vec![0u32; n_rows];
             let mut seen: Vec<f64> = Vec::new();
             for &row in &order {
-                let value = column[row as usize];
+                let value = values[row as usize * n_columns + j];
                 if seen.last() != Some(&value) {
                     seen.push(value);
                 }
@@ -97,6 +99,16 @@ impl NumericData {
         } else {
             a
         }
+    }
+}
+
+/// `value`'s bits as an unsigned integer whose order is [`f64::total_cmp`]'s.
+fn ordered_bits(value: f64) -> u64 {
+    let bits = value.to_bits();
+    if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | 1 << 63
     }
 }
 
@@ -245,5 +257,30 @@ mod tests {
         );
         assert_eq!(l.key.wrapping_add(r.key), rows.key);
         assert!(NumericData::new(&[f64::NAN], 1, 1).is_err());
+    }
+
+    #[test]
+    fn ordered_bits_sort_as_total_cmp() {
+        let values = [
+            f64::NEG_INFINITY,
+            -1e300,
+            -2.5,
+            -f64::MIN_POSITIVE,
+            -0.0,
+            0.0,
+            f64::MIN_POSITIVE,
+            3.0,
+            1e300,
+            f64::INFINITY,
+        ];
+        for pair in values.windows(2) {
+            assert!(ordered_bits(pair[0]) < ordered_bits(pair[1]), "{pair:?}");
+        }
+        // -0.0 and 0.0 are one value: one rank
+        let data = NumericData::new(&[0.0, -0.0, -1.0], 3, 1).unwrap();
+        assert_eq!(
+            (0..3).map(|r| data.rank(0, r)).collect::<Vec<_>>(),
+            [1, 1, 0]
+        );
     }
 }
