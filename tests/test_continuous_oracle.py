@@ -20,10 +20,12 @@ from hypothesis import strategies as st
 from odtree import OptimalTreeClassifier, OptimalTreeRegressor
 
 
-def brute_force(columns, categorical, leaf_cost, depth, nodes):
+def brute_force(columns, categorical, leaf_cost, depth, nodes, min_split=2, min_weight=0.0,
+                weight=None):
     """The least total leaf cost of a tree of at most ``depth`` levels and ``nodes`` branching
     nodes over the rows ``0..n-1``, each node testing ``x <= t`` (any midpoint of a numeric
-    column's values) or ``x == c`` (any category of a categorical column)."""
+    column's values) or ``x == c`` (any category of a categorical column); a node splits when
+    it holds ``min_split`` rows, into leaves of ``min_weight`` of ``weight`` at least."""
     tests = []
     for values, is_categorical in zip(columns, categorical, strict=True):
         distinct = np.unique(values)
@@ -38,12 +40,15 @@ def brute_force(columns, categorical, leaf_cost, depth, nodes):
     def best(rows: frozenset, depth: int, nodes: int) -> float:
         members = np.array(sorted(rows), dtype=np.intp)
         cost = leaf_cost(members)
-        if depth == 0 or nodes == 0 or len(members) < 2:
+        if depth == 0 or nodes == 0 or len(members) < max(2, min_split):
             return cost
         for test in tests:
             right = frozenset(members[test[members]].tolist())
             left = rows - right
             if not left or not right:
+                continue
+            if min_weight > 0 and min(weight[sorted(left)].sum(), weight[sorted(right)].sum()
+                                      ) < min_weight * (1 - 1e-12):
                 continue
             for left_nodes in range(nodes):
                 right_nodes = nodes - 1 - left_nodes
@@ -105,8 +110,30 @@ def test_classifier_matches_brute_force_over_every_threshold(thresholds, data):
 
 @pytest.mark.parametrize("thresholds", ["midpoints", "exact"])
 @settings(max_examples=60, deadline=None)
-@given(tiny_data(regression=True))
-def test_regressor_matches_brute_force_over_every_threshold(thresholds, data):
+@given(tiny_data(), st.integers(2, 6), st.sampled_from([0.0, 0.15, 0.3]))
+def test_split_and_leaf_weight_limits_match_brute_force_over_every_threshold(
+        thresholds, data, min_split, share):
+    frame, y, weight, depth, leaves = data
+
+    def leaf_cost(rows):
+        counts = np.bincount(y[rows], weights=weight[rows], minlength=3)
+        return float(counts.sum() - counts.max())
+
+    nodes = depth_nodes(depth) if leaves is None else leaves - 1
+    expected = brute_force(*columns_of(frame), leaf_cost, depth, nodes, min_split,
+                           share * weight.sum(), weight)
+    model = OptimalTreeClassifier(max_depth=depth, max_leaf_nodes=leaves,
+                                  min_samples_split=min_split, min_weight_fraction_leaf=share,
+                                  thresholds=thresholds, n_thresholds=1).fit(
+        frame, y, sample_weight=weight)
+    assert model.status_ == "optimal"
+    assert np.isclose(model.objective_, expected), (model.objective_, expected)
+
+
+@pytest.mark.parametrize("thresholds", ["midpoints", "exact"])
+@settings(max_examples=60, deadline=None)
+@given(tiny_data(regression=True), st.sampled_from([2, 2, 4, 6]), st.sampled_from([0.0, 0.2]))
+def test_regressor_matches_brute_force_over_every_threshold(thresholds, data, min_split, share):
     frame, y, weight, depth, leaves = data
 
     def leaf_cost(rows):
@@ -115,8 +142,10 @@ def test_regressor_matches_brute_force_over_every_threshold(thresholds, data):
         return float(np.sum(w * (values - mean) ** 2))
 
     nodes = depth_nodes(depth) if leaves is None else leaves - 1
-    expected = brute_force(*columns_of(frame), leaf_cost, depth, nodes)
+    expected = brute_force(*columns_of(frame), leaf_cost, depth, nodes, min_split,
+                           share * weight.sum(), weight)
     model = OptimalTreeRegressor(max_depth=depth, max_leaf_nodes=leaves,
+                                 min_samples_split=min_split, min_weight_fraction_leaf=share,
                                  thresholds=thresholds, n_thresholds=1).fit(
         frame, y, sample_weight=weight)
     assert model.status_ == "optimal"

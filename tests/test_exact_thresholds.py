@@ -117,9 +117,7 @@ def test_the_regressor_searches_every_threshold_for_pinball_losses(criterion):
     assert np.isclose(every.objective_, small.objective_)
 
 
-@pytest.mark.parametrize("setting", [{"min_samples_split": 5},
-                                     {"min_weight_fraction_leaf": 0.1},
-                                     {"monotonic_cst": [1, 0]},
+@pytest.mark.parametrize("setting", [{"monotonic_cst": [1, 0]},
                                      {"monotonic_cst": np.array([0, -1])},
                                      {"criterion": "f1"}])
 def test_settings_it_does_not_take_raise_a_clear_error(setting):
@@ -129,8 +127,7 @@ def test_settings_it_does_not_take_raise_a_clear_error(setting):
         OptimalTreeClassifier(max_depth=2, thresholds="exact", **setting).fit(X, y)
 
 
-@pytest.mark.parametrize("setting", [{"min_samples_split": 5},
-                                     {"monotonic_cst": [1, 0]},
+@pytest.mark.parametrize("setting", [{"monotonic_cst": [1, 0]},
                                      {"lexicographic": True},
                                      {"criterion": "f1"}])
 def test_the_default_uses_the_grid_where_the_exact_search_does_not_apply(setting):
@@ -140,6 +137,28 @@ def test_the_default_uses_the_grid_where_the_exact_search_does_not_apply(setting
     assert model.optimal_over_ == BINARIZED and not model._exact_search
     grid = OptimalTreeClassifier(max_depth=2, thresholds="quantile", **setting).fit(X, y)
     assert model.objective_ == grid.objective_
+
+
+def test_the_default_searches_every_threshold_under_split_and_leaf_weight_limits():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(300, 3))
+    y = (X[:, 0] + 0.5 * X[:, 1] > 0.3).astype(int)
+    weight = rng.uniform(0.5, 2.0, size=300)
+    limits = {"min_samples_split": 80, "min_weight_fraction_leaf": 0.1}
+    model = OptimalTreeClassifier(max_depth=3, **limits).fit(X, y, sample_weight=weight)
+    assert model._exact_search and model.optimal_over_ == EVERY_THRESHOLD
+    assert model.status_ == "optimal"
+    paths = model.decision_path(X).toarray().astype(bool)  # rows × nodes
+    leaves = np.unique(model.apply(X))
+    for node in range(paths.shape[1]):
+        if node in leaves:
+            assert weight[paths[:, node]].sum() >= 0.1 * weight.sum() * (1 - 1e-12)
+        else:
+            assert paths[:, node].sum() >= 80
+    # no better tree on the grid's thresholds, which the exact search also holds
+    grid = OptimalTreeClassifier(max_depth=3, thresholds="quantile", **limits).fit(
+        X, y, sample_weight=weight)
+    assert model.objective_ <= grid.objective_ + 1e-9
 
 
 def test_the_default_searches_0_1_and_few_valued_columns_on_their_features():

@@ -122,6 +122,8 @@ fuzz_target!(|case: Case| {
                 max_depth: u32::from(case.max_depth % 4),
                 max_nodes: case.max_nodes.map_or(u64::MAX, |n| u64::from(n % 8)),
                 min_samples_leaf: usize::from(case.min_samples_leaf % 4),
+                min_samples_split: usize::from(case.min_samples_leaf / 4 % 8),
+                min_weight_leaf: f64::from(case.leaf_penalty / 8 % 4),
                 leaf_penalty: f64::from(case.leaf_penalty % 8) / 4.0,
                 upper_bound: case
                     .upper_bound

@@ -478,9 +478,10 @@ class OptimalTreeBase(FittedTree, BaseEstimator):
                 verbose=self.verbose, callback=self.callback, **objective)
         if exact:
             X, self._exact_X = self._exact_X, None
+            limits = {name: settings[name] for name in (
+                "min_samples_leaf", "min_samples_split", "min_weight_leaf") if name in settings}
             solution = solve_exact(self, X, binary_X, labels, n_classes, weight, solution,
-                                   remaining(deadline), objective,
-                                   settings["min_samples_leaf"],
+                                   remaining(deadline), objective, limits,
                                    self.max_leaf_nodes if max_leaf_nodes is None
                                    else max_leaf_nodes)
             if stopped is not None and solution.status != "infeasible":

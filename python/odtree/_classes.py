@@ -116,13 +116,12 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
         the quantile grid (and CART's tree at depths 3 and more): ``optimal_`` then means
         optimal over every threshold, and under a time limit the tree is the best of the
         grid's, CART's and the exact search's. It takes ``max_depth``, ``max_leaf_nodes``,
-        ``min_samples_leaf``, ``ccp_alpha``, ``sample_weight``, ``class_weight``,
-        ``cost_matrix`` (classifier), every ``criterion`` of the regressor (one quantile at a
-        time), ``missing="split"`` and
-        categorical columns; other settings (``max_depth=None`` without a leaf budget,
-        ``min_samples_split``, ``min_weight_fraction_leaf``, ``monotonic_cst``,
-        ``lexicographic``, other objectives) raise ValueError. ``"auto"`` is ``"exact"``
-        where the exact search takes every setting (for the regressor: squared error), no
+        ``min_samples_leaf``, ``min_samples_split``, ``min_weight_fraction_leaf``,
+        ``ccp_alpha``, ``sample_weight``, ``class_weight``, ``cost_matrix`` (classifier),
+        every ``criterion`` of the regressor (one quantile at a time), ``missing="split"``
+        and categorical columns; other settings (``max_depth=None`` without a leaf budget,
+        ``monotonic_cst``, ``lexicographic``, other objectives) raise ValueError.
+        ``"auto"`` is ``"exact"`` where the exact search takes every setting (for the regressor: squared error), no
         ``max_leaf_nodes`` below
         ``2**max_depth`` binds (the exact search is far slower under a binding leaf budget),
         and some numeric column has more distinct values than the grid holds; it is

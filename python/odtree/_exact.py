@@ -139,8 +139,6 @@ def unsupported(estimator, objective: dict) -> list[str]:
     settings = {
         "max_depth=None without max_leaf_nodes": (
             estimator.max_depth is None and getattr(estimator, "max_leaf_nodes", None) is None),
-        "min_samples_split": getattr(estimator, "min_samples_split", 2) != 2,
-        "min_weight_fraction_leaf": getattr(estimator, "min_weight_fraction_leaf", 0) != 0,
         "monotonic_cst": _any_nonzero(getattr(estimator, "monotonic_cst", None)),
         "lexicographic": getattr(estimator, "lexicographic", False),
     }
@@ -175,12 +173,14 @@ def exact_inputs(estimator, X, weight: np.ndarray, binary_X: np.ndarray):
 
 
 def solve_exact(estimator, X, binary_X, labels, n_classes, weight, grid: Solution | None,
-                time_limit, objective: dict, min_samples_leaf: int,
+                time_limit, objective: dict, limits: dict,
                 max_leaf_nodes: int | None) -> Solution:
     """The exact search on the kept rows, looking for trees cheaper than ``grid`` (the grid
-    tree, or None), with what remains of ``time_limit``. Returns the better tree as a
-    :class:`Solution` over the binarizer's features, to which the new thresholds are added;
-    its status is ``"optimal"`` when the tree is proven optimal over every threshold."""
+    tree, or None), with what remains of ``time_limit``, under the node limits ``limits``
+    (``min_samples_leaf``, ``min_samples_split`` and ``min_weight_leaf``, as the grid's
+    search takes them). Returns the better tree as a :class:`Solution` over the binarizer's
+    features, to which the new thresholds are added; its status is ``"optimal"`` when the
+    tree is proven optimal over every threshold."""
     from . import _core
 
     matrix, sources = exact_inputs(estimator, X, weight, binary_X)
@@ -193,8 +193,8 @@ def solve_exact(estimator, X, binary_X, labels, n_classes, weight, grid: Solutio
     if grid is not None and grid.status != "infeasible" and grid.objective < bound:
         incumbents.append((grid.objective, lambda: grid))
     depth = exact_depth(estimator, max_leaf_nodes)
-    cart = None if depth <= 2 else cart_tree(depth, max_leaf_nodes, min_samples_leaf, matrix,
-                                             labels, kept_weight, objective, penalty)
+    cart = None if depth <= 2 else cart_tree(depth, max_leaf_nodes, limits, matrix, labels,
+                                             kept_weight, objective, penalty)
     if cart is not None and cart["objective"] < bound:
         incumbents.append((cart["objective"],
                            lambda: _as_solution(estimator, cart, sources, objective)))
@@ -219,7 +219,10 @@ def solve_exact(estimator, X, binary_X, labels, n_classes, weight, grid: Solutio
         result = _core.solve_numeric(
             matrix, kept_weight, **arguments, max_depth=int(depth),
             max_nodes=None if max_leaf_nodes is None else int(max_leaf_nodes) - 1,
-            min_samples_leaf=int(min_samples_leaf), leaf_penalty=penalty, upper_bound=bound,
+            min_samples_leaf=int(limits["min_samples_leaf"]),
+            min_samples_split=int(limits.get("min_samples_split", 2)),
+            min_weight_leaf=float(limits.get("min_weight_leaf", 0.0)),
+            leaf_penalty=penalty, upper_bound=bound,
             time_limit=time_limit)
     status = str(result["status"])
     if status != "infeasible" and result["objective"] < bound:
@@ -235,9 +238,10 @@ def solve_exact(estimator, X, binary_X, labels, n_classes, weight, grid: Solutio
     return solution
 
 
-def cart_tree(max_depth, max_leaf_nodes, min_samples_leaf, matrix, labels, weight, objective,
+def cart_tree(max_depth, max_leaf_nodes, limits, matrix, labels, weight, objective,
               penalty) -> dict | None:
-    """scikit-learn's CART tree of the same limits on the exact search's columns, as a result
+    """scikit-learn's CART tree of the same limits (see :func:`solve_exact`) on the exact
+    search's columns, as a result
     of the core's form (its cost under the objective), or None where CART does not apply
     (missing values, which the columns hold as infinities) or is slow (absolute error; the
     pinball loss, which it does not offer)."""
@@ -251,7 +255,11 @@ def cart_tree(max_depth, max_leaf_nodes, min_samples_leaf, matrix, labels, weigh
     learner = DecisionTreeRegressor if regression else DecisionTreeClassifier
     target = objective["targets"] if regression else labels
     model = learner(max_depth=max_depth, max_leaf_nodes=max_leaf_nodes,
-                    min_samples_leaf=min_samples_leaf, random_state=0)
+                    min_samples_leaf=limits["min_samples_leaf"],
+                    min_samples_split=limits.get("min_samples_split", 2),
+                    min_weight_fraction_leaf=min(0.5, limits.get("min_weight_leaf", 0.0)
+                                                 / float(weight.sum())),
+                    random_state=0)
     model.fit(matrix, target, sample_weight=weight)
     tree = model.tree_
     path = model.decision_path(matrix).T.tocsr()  # nodes × rows

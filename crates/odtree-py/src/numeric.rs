@@ -17,7 +17,9 @@ use pyo3::types::PyDict;
 /// below `n_classes`, misclassification or the row-major `cost_matrix`, true class by
 /// predicted class) or, when `targets` is given, for squared error (`quantile=None`) or the
 /// pinball loss of `quantile` times `scale` (absolute error: 0.5 and 2), with at most `max_depth`
-/// levels and `max_nodes` splits (`None`: as many as the depth allows). Rows of weight zero
+/// levels and `max_nodes` splits (`None`: as many as the depth allows), leaves of
+/// `min_samples_leaf` rows and `min_weight_leaf` weight at least, and nodes of
+/// `min_samples_split` rows at least to split. Rows of weight zero
 /// are left out. The GIL is released; Ctrl-C and `time_limit` stop the search with the best
 /// tree found. Only trees costing less than `upper_bound` are searched for: when none
 /// does, the status is "infeasible" and the tree a single leaf.
@@ -29,7 +31,8 @@ use pyo3::types::PyDict;
 /// `cache_entries` and `seconds`.
 #[pyfunction]
 #[pyo3(signature = (x, weights, *, labels=None, n_classes=1, cost_matrix=None, targets=None,
-                    quantile=None, scale=1.0, max_depth=2, max_nodes=None, min_samples_leaf=1, leaf_penalty=0.0,
+                    quantile=None, scale=1.0, max_depth=2, max_nodes=None, min_samples_leaf=1, min_samples_split=2,
+                    min_weight_leaf=0.0, leaf_penalty=0.0,
                     upper_bound=f64::INFINITY, time_limit=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn solve_numeric<'py>(
@@ -45,6 +48,8 @@ pub fn solve_numeric<'py>(
     max_depth: u32,
     max_nodes: Option<u64>,
     min_samples_leaf: usize,
+    min_samples_split: usize,
+    min_weight_leaf: f64,
     leaf_penalty: f64,
     upper_bound: f64,
     time_limit: Option<f64>,
@@ -59,12 +64,19 @@ pub fn solve_numeric<'py>(
             shape.0
         )));
     }
+    if !(min_weight_leaf >= 0.0 && min_weight_leaf.is_finite()) {
+        return Err(PyValueError::new_err(format!(
+            "min_weight_leaf must be a finite number ≥ 0, got {min_weight_leaf}"
+        )));
+    }
     // the columns are sorted in the worker, under the time limit and Ctrl-C
     let sorted = || NumericData::new(&values, shape.0, shape.1);
     let config = ContinuousConfig {
         max_depth,
         max_nodes: max_nodes.unwrap_or(u64::MAX),
         min_samples_leaf,
+        min_samples_split,
+        min_weight_leaf,
         leaf_penalty,
         upper_bound,
     };

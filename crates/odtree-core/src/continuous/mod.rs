@@ -33,6 +33,10 @@ pub struct ContinuousConfig {
     pub max_nodes: u64,
     /// Rows (of non-zero weight) each leaf holds at least.
     pub min_samples_leaf: usize,
+    /// Rows (of non-zero weight) a node holds at least to split.
+    pub min_samples_split: usize,
+    /// Weight each leaf holds at least (within a relative 1e-12 of rounding).
+    pub min_weight_leaf: f64,
     /// The cost added per leaf.
     pub leaf_penalty: f64,
     /// Only trees costing strictly less than this are wanted.
@@ -45,6 +49,8 @@ impl Default for ContinuousConfig {
             max_depth: 2,
             max_nodes: u64::MAX,
             min_samples_leaf: 1,
+            min_samples_split: 2,
+            min_weight_leaf: 0.0,
             leaf_penalty: 0.0,
             upper_bound: f64::INFINITY,
         }

@@ -86,9 +86,14 @@ impl<'a, L: Loss> Search<'a, L> {
             keys,
             leaves: Leaves {
                 min_rows: config.min_samples_leaf.max(1),
+                min_split: config.min_samples_split.max(2),
+                min_weight: config.min_weight_leaf.max(0.0),
                 penalty: config.leaf_penalty,
             },
-            monotone: config.min_samples_leaf <= 1,
+            // a node's optimum can fall as rows join it once they let it split
+            monotone: config.min_samples_leaf <= 1
+                && config.min_samples_split <= 2
+                && config.min_weight_leaf <= 0.0,
             left: vec![false; data.n_rows()],
             sweeper: Sweeper::new(loss.width()),
             store: HashMap::new(),
@@ -137,7 +142,8 @@ impl<'a, L: Loss> Search<'a, L> {
         let split_floor = 2.0 * self.leaves.penalty;
         if depth == 0
             || nodes == 0
-            || rows.len() < 2 * self.leaves.min_rows
+            || rows.len() < (2 * self.leaves.min_rows).max(self.leaves.min_split)
+            || !self.heavy_enough(rows)
             || loss <= 0.0
             || split_floor >= leaf
         {
@@ -187,6 +193,17 @@ impl<'a, L: Loss> Search<'a, L> {
         outcome
     }
 
+    /// Whether `rows` weigh enough for two leaves of the least leaf weight.
+    fn heavy_enough(&self, rows: &Rows) -> bool {
+        let least = self.leaves.min_weight * (1.0 - 1e-12);
+        least <= 0.0
+            || rows.sorted[0]
+                .iter()
+                .map(|e| self.loss.weight(e.row as usize))
+                .sum::<f64>()
+                >= 2.0 * least
+    }
+
     /// The best stump on each column of `rows`, as the columns' order of promise.
     fn stumps(&mut self, rows: &Rows, total: &[f64]) -> Vec<Stump> {
         let counts = [rows.len(), 0];
@@ -218,9 +235,6 @@ impl<'a, L: Loss> Search<'a, L> {
         let list = &rows.sorted[column];
         let n = list.len();
         let min = self.leaves.min_rows;
-        let positions: Vec<usize> = (0..n.saturating_sub(1))
-            .filter(|&p| list[p].rank != list[p + 1].rank && p + 1 >= min && n - p > min)
-            .collect();
         let mut weight_before = Vec::with_capacity(n + 1);
         weight_before.push(0.0);
         let mut sum = 0.0;
@@ -228,6 +242,15 @@ impl<'a, L: Loss> Search<'a, L> {
             sum += self.loss.weight(e.row as usize);
             weight_before.push(sum);
         }
+        let least = self.leaves.min_weight * (1.0 - 1e-12);
+        let heavy = |p: usize| {
+            least <= 0.0 || weight_before[p + 1].min(sum - weight_before[p + 1]) >= least
+        };
+        let positions: Vec<usize> = (0..n.saturating_sub(1))
+            .filter(|&p| {
+                list[p].rank != list[p + 1].rank && p + 1 >= min && n - p > min && heavy(p)
+            })
+            .collect();
         let first = stump.cut.map_or(positions.len() / 2, |cut| {
             positions.partition_point(|&p| list[p].rank < cut.below)
         });

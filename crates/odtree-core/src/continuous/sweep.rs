@@ -31,6 +31,10 @@ pub struct Stump {
 pub struct Leaves {
     /// Rows a leaf holds at least.
     pub min_rows: usize,
+    /// Rows a node holds at least to split.
+    pub min_split: usize,
+    /// Weight a leaf holds at least (0: any).
+    pub min_weight: f64,
     /// The cost of each leaf, added to its loss.
     pub penalty: f64,
 }
@@ -71,19 +75,11 @@ impl Sweeper {
             cut: None,
         };
         let mut best = [leaf(0), leaf(1)];
-        if let (Some(labels), 0.0) = (loss.counted(), leaves.penalty) {
+        if let (Some(labels), 0.0, 0.0) = (loss.counted(), leaves.penalty, leaves.min_weight) {
             if loss.width() == 2 {
                 let totals = totals.map(|t| [t[0] as i64, t[1] as i64]);
                 for column in 0..rows.sorted.len() {
-                    two_counts(
-                        labels,
-                        rows,
-                        column,
-                        &side,
-                        totals,
-                        leaves.min_rows,
-                        &mut best,
-                    );
+                    two_counts(labels, rows, column, &side, totals, leaves, &mut best);
                 }
             } else {
                 let totals = totals.map(|t| t.iter().map(|&w| w as i64).collect::<Vec<_>>());
@@ -91,7 +87,7 @@ impl Sweeper {
                 let sweep = Counted {
                     labels,
                     totals: [&totals[0], &totals[1]],
-                    min_rows: leaves.min_rows,
+                    leaves,
                 };
                 for column in 0..rows.sorted.len() {
                     sweep.column(rows, column, &side, &mut counts, &mut best);
@@ -130,7 +126,19 @@ impl Sweeper {
         let mut last = [u32::MAX; 2];
         let mut moved = [0.0f64; 2];
         let mut skip = [0.0f64; 2];
-        let mut done = [false; 2];
+        let mut done = counts.map(|n| n < leaves.min_split);
+        if done == [true, true] {
+            return;
+        }
+        // with a least leaf weight, each side's weight and the weight seen on its left
+        let least = leaves.min_weight * (1.0 - 1e-12);
+        let mut weighed = [0.0f64; 2];
+        let mut side_weight = [0.0f64; 2];
+        if least > 0.0 {
+            for entry in &rows.sorted[column] {
+                side_weight[side(entry.row as usize)] += loss.weight(entry.row as usize);
+            }
+        }
         let slope = loss.slope().filter(|&s| s > 0.0);
         let split_penalty = 2.0 * leaves.penalty;
         for entry in &rows.sorted[column] {
@@ -143,6 +151,7 @@ impl Sweeper {
                 && moved[s] > skip[s]
                 && seen[s] >= leaves.min_rows
                 && counts[s] - seen[s] >= leaves.min_rows
+                && (least <= 0.0 || weighed[s] >= least && side_weight[s] - weighed[s] >= least)
             {
                 let prefix = &self.prefix[s];
                 let left = loss.cost(prefix) + split_penalty;
@@ -171,6 +180,7 @@ impl Sweeper {
             }
             loss.add(&mut self.prefix[s], row);
             moved[s] += loss.weight(row);
+            weighed[s] += loss.weight(row);
             seen[s] += 1;
             last[s] = entry.rank;
         }
@@ -185,10 +195,10 @@ fn two_counts(
     column: usize,
     side: &impl Fn(usize) -> usize,
     totals: [[i64; 2]; 2],
-    min_rows: usize,
+    leaves: Leaves,
     best: &mut [Stump; 2],
 ) {
-    let (mut from, to, mut limit) = window(totals.map(|[t0, t1]| t0 + t1), min_rows, best);
+    let (mut from, to, mut limit) = window(totals.map(|[t0, t1]| t0 + t1), leaves, best);
     let (mut seen0, mut seen1, mut ones0, mut ones1) = (0i64, 0i64, 0i64, 0i64);
     let (mut last0, mut last1) = (u32::MAX, u32::MAX);
     for entry in &rows.sorted[column] {
@@ -233,10 +243,16 @@ fn two_counts(
 /// which a side's splits are costed (`from[s] <= seen <= to[s]`, each leaf keeping
 /// `min_rows`; `from` is `i64::MAX` for a side too small to split), and each side's best
 /// cost rounded up (costs are whole: below `best` means below its ceiling).
-fn window(size: [i64; 2], min_rows: usize, best: &[Stump; 2]) -> ([i64; 2], [i64; 2], [i64; 2]) {
-    let min = min_rows as i64;
+fn window(size: [i64; 2], leaves: Leaves, best: &[Stump; 2]) -> ([i64; 2], [i64; 2], [i64; 2]) {
+    let min = leaves.min_rows as i64;
     let to = size.map(|n| n - min);
-    let from = [0, 1].map(|s| if to[s] < min { i64::MAX } else { min });
+    let from = [0, 1].map(|s| {
+        if to[s] < min || size[s] < leaves.min_split as i64 {
+            i64::MAX
+        } else {
+            min
+        }
+    });
     (from, to, best.map(|b| ceiling(b.cost)))
 }
 
@@ -269,7 +285,7 @@ struct Counted<'a> {
     labels: &'a [u8],
     /// Each side's class counts.
     totals: [&'a [i64]; 2],
-    min_rows: usize,
+    leaves: Leaves,
 }
 
 impl Counted<'_> {
@@ -285,7 +301,7 @@ impl Counted<'_> {
         let k = self.totals[0].len();
         counts.fill(0);
         let size = self.totals.map(|t| t.iter().sum::<i64>());
-        let (mut from, to, mut limit) = window(size, self.min_rows, best);
+        let (mut from, to, mut limit) = window(size, self.leaves, best);
         let mut seen = [0i64; 2];
         let mut last = [u32::MAX; 2];
         for entry in &rows.sorted[column] {

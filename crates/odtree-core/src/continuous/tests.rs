@@ -18,9 +18,10 @@ fn brute<L: Loss>(
     let mut stats = vec![0.0; loss.width()];
     rows.iter().for_each(|&r| loss.add(&mut stats, r));
     let mut best = loss.cost(&stats) + config.leaf_penalty;
-    if depth == 0 || nodes == 0 {
+    if depth == 0 || nodes == 0 || rows.len() < config.min_samples_split {
         return best;
     }
+    let weight = |part: &[usize]| part.iter().map(|&r| loss.weight(r)).sum::<f64>();
     for column in 0..data.n_columns() {
         let mut ranks: Vec<u32> = rows.iter().map(|&r| data.rank(column, r)).collect();
         ranks.sort_unstable();
@@ -29,7 +30,10 @@ fn brute<L: Loss>(
             let (l, r): (Vec<usize>, Vec<usize>) = rows
                 .iter()
                 .partition(|&&row| data.rank(column, row) <= below);
-            if l.len() < config.min_samples_leaf || r.len() < config.min_samples_leaf {
+            if l.len() < config.min_samples_leaf
+                || r.len() < config.min_samples_leaf
+                || weight(&l).min(weight(&r)) < config.min_weight_leaf * (1.0 - 1e-12)
+            {
                 continue;
             }
             let shared = nodes.min(16);
@@ -144,6 +148,37 @@ proptest! {
         let loss = SquaredLoss::new(&targets, w);
         let config = ContinuousConfig { max_depth: depth, max_nodes: nodes, min_samples_leaf: min, leaf_penalty: pen, ..Default::default() };
         check(&data, &loss, &config)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// `min_samples_split` and a least leaf weight (a share of the total), with the other
+    /// limits.
+    #[test]
+    fn split_and_weight_limits_meet_the_brute_force(
+        (x, n, m, y, w, depth, min, pen, nodes) in tiny(),
+        split in 2usize..6,
+        share in prop_oneof![Just(0.0), Just(0.15), Just(0.3)],
+        squared in any::<bool>(),
+    ) {
+        let data = NumericData::new(&x, n, m).unwrap();
+        let config = ContinuousConfig {
+            max_depth: depth,
+            max_nodes: nodes,
+            min_samples_leaf: min,
+            min_samples_split: split,
+            min_weight_leaf: share * w.iter().sum::<f64>(),
+            leaf_penalty: pen,
+            ..Default::default()
+        };
+        if squared {
+            let targets: Vec<f64> = y.iter().map(|&v| f64::from(v) * 1.5 - 1.0).collect();
+            check(&data, &SquaredLoss::new(&targets, w), &config)?;
+        } else {
+            check(&data, &ClassLoss::new(y, w, 3, None), &config)?;
+        }
     }
 }
 
