@@ -121,11 +121,10 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
         every ``criterion`` of the regressor (one quantile at a time), ``missing="split"``
         and categorical columns; other settings (``max_depth=None`` without a leaf budget,
         ``monotonic_cst``, ``lexicographic``, other objectives) raise ValueError.
-        ``"auto"`` is ``"exact"`` where the exact search takes every setting (for the regressor: squared error), no
-        ``max_leaf_nodes`` below
-        ``2**max_depth`` binds (the exact search is far slower under a binding leaf budget),
-        and some numeric column has more distinct values than the grid holds; it is
-        ``"quantile"`` otherwise;
+        ``"auto"`` is ``"exact"`` where the exact search takes every setting (for the
+        regressor: squared error), no ``max_leaf_nodes`` below ``2**max_depth`` binds (the
+        exact search is far slower under a binding leaf budget), and some numeric column has
+        more distinct values than the grid holds; it is ``"quantile"`` otherwise;
         ``optimal_over_`` says which ran. The others binarize the numeric columns (see
         :class:`Binarizer`) and prove optimality over the binary features: ``"quantile"``
         (``n_thresholds`` per column), ``"midpoints"`` (every midpoint, as 0/1 columns) or
