@@ -161,6 +161,25 @@ def test_the_default_searches_every_threshold_under_split_and_leaf_weight_limits
     assert model.objective_ <= grid.objective_ + 1e-9
 
 
+def test_memory_limits_bound_the_exact_store_and_keep_the_optimum():
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(400, 3))
+    y = (np.sin(3 * X[:, 0]) + X[:, 1] * X[:, 2] > 0).astype(int)
+    free = OptimalTreeClassifier(max_depth=3, thresholds="exact").fit(X, y)
+    assert free.status_ == "optimal" and free.n_wipes_ == 0 and free.cache_peak_entries_ > 5
+    for limit in ({"max_cache_entries": 5}, {"memory_limit": free.cache_peak_bytes_ - 1}):
+        limited = OptimalTreeClassifier(max_depth=3, thresholds="exact", **limit).fit(X, y)
+        assert limited.status_ == "optimal" and limited.objective_ == free.objective_
+        assert limited.n_wipes_ > 0
+        assert limited.cache_peak_entries_ <= limit.get("max_cache_entries", np.inf)
+        assert limited.cache_peak_bytes_ <= limit.get("memory_limit", np.inf)
+    # the sorted columns alone do not fit in 1 kB: the best tree found, and a warning
+    with pytest.warns(UserWarning, match="memory limit"):
+        tight = OptimalTreeClassifier(max_depth=3, thresholds="exact",
+                                      memory_limit=1000).fit(X, y)
+    assert tight.status_ == "memory_limit" and tight.predict(X).shape == (400,)
+
+
 def test_the_default_searches_0_1_and_few_valued_columns_on_their_features():
     rng = np.random.default_rng(4)
     X = np.column_stack([rng.integers(0, 2, 200), rng.integers(0, 4, 200)]).astype(float)

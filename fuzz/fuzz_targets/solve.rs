@@ -128,6 +128,10 @@ fuzz_target!(|case: Case| {
                 upper_bound: case
                     .upper_bound
                     .map_or(f64::INFINITY, |b| f64::from(b) / 4.0),
+                max_bytes: usize::MAX,
+                max_stored: case
+                    .memory_entries
+                    .map_or(usize::MAX, |entries| usize::from(entries % 8)),
             };
             let _ = continuous::solve(&data, &loss, &config, budget());
         }

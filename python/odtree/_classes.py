@@ -98,6 +98,8 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
         it, the search wipes the entries it needs least and solves them again if they are met
         again; the tree is still optimal. If even the entries the search cannot spare do not
         fit, the search stops with ``status_ = "memory_limit"`` and the best tree found.
+        The exact search over every threshold wipes its whole store of solved row sets
+        instead, and stops only when its sorted columns and row lists alone do not fit.
         ``None``: no limit.
     max_cache_entries : int or None, default=None
         Most cache entries (trie nodes, or hash-table keys) the search may hold, the unit of

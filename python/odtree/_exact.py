@@ -23,6 +23,7 @@ import numpy as np
 
 from ._columns import column_names
 from ._features import BinaryFeature
+from ._memory import parse_bytes
 from ._progress import long_search_notice
 from ._solver import CACHE_FIGURES, Solution
 
@@ -215,6 +216,7 @@ def solve_exact(estimator, X, binary_X, labels, n_classes, weight, grid: Solutio
             arguments["cost_matrix"] = np.ascontiguousarray(objective["cost_matrix"],
                                                             dtype=np.float64)
     quiet = estimator.verbose or estimator.callback is not None
+    memory_limit = getattr(estimator, "memory_limit", None)
     with long_search_notice(time_limit is None and not quiet):
         result = _core.solve_numeric(
             matrix, kept_weight, **arguments, max_depth=int(depth),
@@ -223,6 +225,8 @@ def solve_exact(estimator, X, binary_X, labels, n_classes, weight, grid: Solutio
             min_samples_split=int(limits.get("min_samples_split", 2)),
             min_weight_leaf=float(limits.get("min_weight_leaf", 0.0)),
             leaf_penalty=penalty, upper_bound=bound,
+            max_bytes=None if memory_limit is None else parse_bytes(memory_limit),
+            max_stored=getattr(estimator, "max_cache_entries", None),
             time_limit=time_limit)
     status = str(result["status"])
     if status != "infeasible" and result["objective"] < bound:

@@ -19,7 +19,10 @@ use pyo3::types::PyDict;
 /// pinball loss of `quantile` times `scale` (absolute error: 0.5 and 2), with at most `max_depth`
 /// levels and `max_nodes` splits (`None`: as many as the depth allows), leaves of
 /// `min_samples_leaf` rows and `min_weight_leaf` weight at least, and nodes of
-/// `min_samples_split` rows at least to split. Rows of weight zero
+/// `min_samples_split` rows at least to split. `max_bytes` bounds the memory the search
+/// holds, `max_stored` the row sets its store holds: the store is wiped rather than outgrow
+/// them (the status is "memory_limit" only when the sorted columns alone pass `max_bytes`).
+/// Rows of weight zero
 /// are left out. The GIL is released; Ctrl-C and `time_limit` stop the search with the best
 /// tree found. Only trees costing less than `upper_bound` are searched for: when none
 /// does, the status is "infeasible" and the tree a single leaf.
@@ -28,12 +31,12 @@ use pyo3::types::PyDict;
 /// `feature` (the column, -2 at leaves), `threshold`, `value` (each node's statistics: class
 /// weights, or weight and sums of the centred targets), `n_node_samples`,
 /// `weighted_n_node_samples`, `label`, `leaf_value`, `objective`, `lower_bound`, `status`,
-/// `cache_entries` and `seconds`.
+/// `cache_entries`, `cache_peak_entries`, `cache_peak_bytes`, `n_wipes` and `seconds`.
 #[pyfunction]
 #[pyo3(signature = (x, weights, *, labels=None, n_classes=1, cost_matrix=None, targets=None,
                     quantile=None, scale=1.0, max_depth=2, max_nodes=None, min_samples_leaf=1, min_samples_split=2,
                     min_weight_leaf=0.0, leaf_penalty=0.0,
-                    upper_bound=f64::INFINITY, time_limit=None))]
+                    upper_bound=f64::INFINITY, time_limit=None, max_bytes=None, max_stored=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn solve_numeric<'py>(
     py: Python<'py>,
@@ -53,6 +56,8 @@ pub fn solve_numeric<'py>(
     leaf_penalty: f64,
     upper_bound: f64,
     time_limit: Option<f64>,
+    max_bytes: Option<usize>,
+    max_stored: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let shape = x.as_array().dim();
     let values: Vec<f64> = x.as_array().iter().copied().collect();
@@ -79,6 +84,8 @@ pub fn solve_numeric<'py>(
         min_weight_leaf,
         leaf_penalty,
         upper_bound,
+        max_bytes: max_bytes.unwrap_or(usize::MAX),
+        max_stored: max_stored.unwrap_or(usize::MAX),
     };
     let solution = match (targets, labels) {
         (Some(targets), _) => {
@@ -175,6 +182,9 @@ fn solution_dict<'py>(py: Python<'py>, solution: &NumericSolution) -> PyResult<B
     dict.set_item("lower_bound", solution.lower_bound)?;
     dict.set_item("status", solution.status.as_str())?;
     dict.set_item("cache_entries", solution.stored)?;
+    dict.set_item("cache_peak_entries", solution.peak_stored)?;
+    dict.set_item("cache_peak_bytes", solution.peak_bytes)?;
+    dict.set_item("n_wipes", solution.wipes)?;
     dict.set_item("seconds", solution.seconds)?;
     Ok(dict)
 }

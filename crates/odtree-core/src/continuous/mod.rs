@@ -41,6 +41,12 @@ pub struct ContinuousConfig {
     pub leaf_penalty: f64,
     /// Only trees costing strictly less than this are wanted.
     pub upper_bound: f64,
+    /// Most bytes the search may hold: the sorted columns, each level's row lists, and the
+    /// store of solved row sets, which is wiped (and its sets solved again when met again)
+    /// rather than outgrow it. `usize::MAX`: no limit.
+    pub max_bytes: usize,
+    /// Most row sets the store holds before it is wiped. `usize::MAX`: no limit.
+    pub max_stored: usize,
 }
 
 impl Default for ContinuousConfig {
@@ -53,6 +59,8 @@ impl Default for ContinuousConfig {
             min_weight_leaf: 0.0,
             leaf_penalty: 0.0,
             upper_bound: f64::INFINITY,
+            max_bytes: usize::MAX,
+            max_stored: usize::MAX,
         }
     }
 }
@@ -93,6 +101,12 @@ pub struct NumericSolution {
     pub status: Status,
     /// Row sets the store held at the end.
     pub stored: usize,
+    /// The most row sets it held at once.
+    pub peak_stored: usize,
+    /// The bytes the search held at its peak (see [`ContinuousConfig::max_bytes`]).
+    pub peak_bytes: usize,
+    /// How many times the store was wiped to stay within the limits.
+    pub wipes: usize,
     /// Wall time in seconds.
     pub seconds: f64,
 }
@@ -115,10 +129,16 @@ pub fn solve<L: Loss>(
     // the passes find good trees early for a time limit, or where no first tree bounds the
     // search; a search without either is there to prove, and an upper bound serves it
     // better (bank, bidding and raisin at depth 4 were 0-35 % faster without the passes)
-    if depth >= ANYTIME_DEPTH && (search.deadline().is_some() || !bound.is_finite()) {
+    if depth >= ANYTIME_DEPTH
+        && (search.deadline().is_some() || !bound.is_finite())
+        && !search.over_memory_limit()
+    {
         first = anytime_passes(&mut search, &rows, depth, nodes, &mut bound);
     }
     let mut outcome = first.ok_or(bound);
+    if search.over_memory_limit() {
+        search.stop(crate::budget::Stop::MemoryLimit);
+    }
     if search.stopped().is_none() {
         search.set_tries(None);
         if let Ok(better) = search.solve(&rows, depth, nodes, bound) {
@@ -151,6 +171,9 @@ pub fn solve<L: Loss>(
         lower_bound,
         status,
         stored: search.stored(),
+        peak_stored: search.memory().peak_stored,
+        peak_bytes: search.memory().peak_bytes,
+        wipes: search.memory().wipes,
         seconds: start.elapsed().as_secs_f64(),
     }
 }

@@ -68,6 +68,33 @@ pub struct Search<'a, L: Loss> {
     /// In an anytime pass, how many thresholds of each column a node of depth three or more
     /// tries (nothing it finds there is proven, nor stored); `None` in the exact search.
     tries: Option<usize>,
+    memory: Memory,
+}
+
+/// What the search holds against its memory limits, and what it did to stay within them.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Memory {
+    /// Most bytes, and most stored row sets.
+    max_bytes: usize,
+    max_stored: usize,
+    /// The bytes held whatever the store holds: the sorted columns and each level's lists.
+    working: usize,
+    /// The most row sets stored at once, and the most bytes held.
+    pub peak_stored: usize,
+    pub peak_bytes: usize,
+    /// How many times the store was wiped.
+    pub wipes: usize,
+}
+
+/// The bytes of one node of a stored tree (each stored optimum adds its root).
+const TREE_NODE_BYTES: usize = std::mem::size_of::<Sub>() + 2 * std::mem::size_of::<usize>();
+
+/// The bytes of the store's table once it holds `capacity` row sets, as hashbrown allocates
+/// it (buckets at 7/8 load, a power of two of them, one control byte each), and of the trees
+/// of `stored` optima.
+fn store_bytes(capacity: usize, stored: usize) -> usize {
+    let buckets = (capacity.max(1) * 8 / 7).next_power_of_two();
+    buckets * (std::mem::size_of::<((u128, u32, u64), Known)>() + 1) + stored * TREE_NODE_BYTES
 }
 
 impl<'a, L: Loss> Search<'a, L> {
@@ -80,7 +107,7 @@ impl<'a, L: Loss> Search<'a, L> {
         budget: Budget,
         keys: &'a [u128],
     ) -> Self {
-        Self {
+        let mut search = Self {
             loss,
             budget,
             keys,
@@ -99,7 +126,58 @@ impl<'a, L: Loss> Search<'a, L> {
             store: HashMap::new(),
             stopped: None,
             tries: None,
+            memory: Memory {
+                max_bytes: config.max_bytes,
+                max_stored: config.max_stored,
+                // the ranks, values and orders of the columns, and two row lists per level
+                working: data.n_rows()
+                    * data.n_columns()
+                    * (16 + 2 * (config.max_depth.min(64) as usize + 1) * 8),
+                ..Memory::default()
+            },
+        };
+        search.memory.peak_bytes = search.memory.working;
+        search
+    }
+
+    /// What the search held against its memory limits.
+    pub fn memory(&self) -> Memory {
+        self.memory
+    }
+
+    /// Whether the working memory alone passes the byte limit (the search cannot run).
+    pub fn over_memory_limit(&self) -> bool {
+        self.memory.working > self.memory.max_bytes
+    }
+
+    /// Makes room for one more row set in the store, wiping it where the set would take the
+    /// store past a limit. Returns whether the set may be stored.
+    fn room_for_one_more(&mut self) -> bool {
+        let memory = &mut self.memory;
+        let len = self.store.len();
+        let grows = len >= self.store.capacity();
+        let capacity = if grows {
+            (2 * len).max(4)
+        } else {
+            self.store.capacity()
+        };
+        let bytes = memory.working + store_bytes(capacity, len + 1);
+        if len + 1 > memory.max_stored || bytes > memory.max_bytes {
+            memory.wipes += 1;
+            // a table outgrowing the limit is freed; one within it is kept for reuse
+            if bytes > memory.max_bytes {
+                self.store = HashMap::new();
+            } else {
+                self.store.clear();
+            }
+            let fits = memory.working + store_bytes(1, 1) <= memory.max_bytes;
+            return memory.max_stored >= 1 && fits;
         }
+        memory.peak_stored = memory.peak_stored.max(len + 1);
+        memory.peak_bytes = memory
+            .peak_bytes
+            .max(memory.working + store_bytes(self.store.capacity().max(len + 1), len + 1));
+        true
     }
 
     /// Limits each column of each node of depth three or more to its first `tries`
@@ -111,6 +189,11 @@ impl<'a, L: Loss> Search<'a, L> {
     /// When the time limit ends, if there is one.
     pub fn deadline(&self) -> Option<std::time::Instant> {
         self.budget.deadline()
+    }
+
+    /// Stops the search for `why`.
+    pub fn stop(&mut self, why: Stop) {
+        self.stopped = Some(why);
     }
 
     /// Why the search stopped early, if it did.
@@ -177,7 +260,10 @@ impl<'a, L: Loss> Search<'a, L> {
         } else {
             self.deeper(rows, &total, depth, nodes, bound, leaf)
         };
-        if self.stopped.is_none() && (depth <= 2 || self.tries.is_none()) {
+        if self.stopped.is_none()
+            && (depth <= 2 || self.tries.is_none())
+            && (self.store.contains_key(&key) || self.room_for_one_more())
+        {
             let known = self.store.entry(key).or_insert(Known {
                 lower: 0.0,
                 optimal: None,

@@ -155,13 +155,14 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
     /// `min_samples_split` and a least leaf weight (a share of the total), with the other
-    /// limits.
+    /// limits, and a store wiped whenever it would hold more than a few row sets.
     #[test]
     fn split_and_weight_limits_meet_the_brute_force(
         (x, n, m, y, w, depth, min, pen, nodes) in tiny(),
         split in 2usize..6,
         share in prop_oneof![Just(0.0), Just(0.15), Just(0.3)],
         squared in any::<bool>(),
+        max_stored in prop_oneof![Just(usize::MAX), 1usize..4],
     ) {
         let data = NumericData::new(&x, n, m).unwrap();
         let config = ContinuousConfig {
@@ -171,6 +172,7 @@ proptest! {
             min_samples_split: split,
             min_weight_leaf: share * w.iter().sum::<f64>(),
             leaf_penalty: pen,
+            max_stored,
             ..Default::default()
         };
         if squared {
@@ -200,4 +202,47 @@ fn a_spent_budget_returns_the_best_found() {
     );
     assert_eq!(stopped.status, Status::TimeLimit);
     assert!(stopped.objective <= 34.0);
+}
+
+#[test]
+fn a_store_within_a_memory_limit_is_wiped_and_the_optimum_kept() {
+    let x: Vec<f64> = (0..600).map(|i| f64::from((i * 37) % 101)).collect();
+    let y: Vec<u32> = (0..200)
+        .map(|i| u32::from(i % 3 == 0 || i % 7 == 1))
+        .collect();
+    let data = NumericData::new(&x, 200, 3).unwrap();
+    let loss = ClassLoss::new(y, vec![1.0; 200], 2, None);
+    let free = ContinuousConfig {
+        max_depth: 3,
+        ..Default::default()
+    };
+    let unlimited = solve(&data, &loss, &free, Budget::default());
+    assert_eq!(unlimited.status, Status::Optimal);
+    assert_eq!(unlimited.wipes, 0);
+    assert!(unlimited.peak_stored > 50);
+    let limits = [
+        ContinuousConfig {
+            max_stored: 20,
+            ..free.clone()
+        },
+        ContinuousConfig {
+            max_bytes: unlimited.peak_bytes - 1,
+            ..free.clone()
+        },
+    ];
+    for limited in limits {
+        let found = solve(&data, &loss, &limited, Budget::default());
+        assert_eq!(found.status, Status::Optimal);
+        assert_eq!(found.objective, unlimited.objective);
+        assert!(found.wipes > 0);
+        assert!(found.peak_stored <= limited.max_stored);
+        assert!(found.peak_bytes <= limited.max_bytes);
+    }
+    // below what the columns and row lists take, nothing can run
+    let tiny = ContinuousConfig {
+        max_bytes: 1000,
+        ..free
+    };
+    let stopped = solve(&data, &loss, &tiny, Budget::default());
+    assert_eq!(stopped.status, Status::MemoryLimit);
 }
