@@ -26,6 +26,9 @@ pub struct Queue {
     reach: f64,
     /// The least bound of the candidates ruled out so far.
     floor: f64,
+    /// For the candidate last returned, lower bounds on `L` and `R` from its range's
+    /// evaluated neighbours (see [`Self::part_floors`]).
+    part_floors: (f64, f64),
     first: Option<usize>,
     monotone: bool,
     totals: bool,
@@ -67,6 +70,7 @@ impl Queue {
             },
             reach: 0.0,
             floor: f64::INFINITY,
+            part_floors: (0.0, 0.0),
             first: (n > 0).then(|| first.min(n - 1)),
             positions,
             weight_before,
@@ -117,7 +121,19 @@ impl Queue {
         self.floor
     }
 
+    /// Lower bounds on `L(i)` and `R(i)` for the candidate `i` last returned by
+    /// [`next`](Self::next): `L(a)` and `R(b)` of its range's evaluated neighbours `a < i <
+    /// b`, where costs are monotone (0 otherwise).
+    pub fn part_floors(&self) -> (f64, f64) {
+        self.part_floors
+    }
+
     fn push_around(&mut self, range: Range, mid: usize) {
+        self.part_floors = if self.monotone && !self.totals {
+            (self.bounds(range.before).0, self.bounds(range.after).1)
+        } else {
+            (0.0, 0.0)
+        };
         self.reach = self.between(range.lo, mid).max(self.between(mid, range.hi));
         if mid < range.hi {
             self.ranges.push_back(Range {

@@ -53,12 +53,14 @@ impl Sweeper {
     }
 
     /// The best stump of each side: `side(row)` is 0 or 1, `totals` and `counts` are the
-    /// sides' statistics and row counts. Columns are swept in order, and a later split
+    /// sides' statistics and row counts. The `columns` (every column, the likely best
+    /// first, so that the caps fall early) are swept in that order, and a later split
     /// replaces the best only when strictly cheaper.
     ///
-    /// Only stumps costing less than `cap` are wanted (as ConTree's depth-two solver, a
-    /// sweep stops early once nothing below it is left): a side with none is returned as a
-    /// leaf costing `cap`, a lower bound on its optimum, not the leaf's own cost.
+    /// Only stumps costing less than `caps[s]` are wanted on side `s` (as ConTree's
+    /// depth-two solver, a sweep stops early once nothing below it is left): a side with
+    /// none is returned as a leaf costing its cap, a lower bound on its optimum, not the
+    /// leaf's own cost.
     #[allow(clippy::too_many_arguments)]
     pub fn stumps<L: Loss>(
         &mut self,
@@ -68,17 +70,18 @@ impl Sweeper {
         totals: [&[f64]; 2],
         counts: [usize; 2],
         leaves: Leaves,
-        cap: f64,
+        caps: [f64; 2],
+        columns: &[usize],
     ) -> [Stump; 2] {
         let leaf = |s: usize| Stump {
-            cost: (loss.cost(totals[s]) + leaves.penalty).min(cap),
+            cost: (loss.cost(totals[s]) + leaves.penalty).min(caps[s]),
             cut: None,
         };
         let mut best = [leaf(0), leaf(1)];
         if let (Some(labels), 0.0, 0.0) = (loss.counted(), leaves.penalty, leaves.min_weight) {
             if loss.width() == 2 {
                 let totals = totals.map(|t| [t[0] as i64, t[1] as i64]);
-                for column in 0..rows.sorted.len() {
+                for &column in columns {
                     two_counts(labels, rows, column, &side, totals, leaves, &mut best);
                 }
             } else {
@@ -89,13 +92,13 @@ impl Sweeper {
                     totals: [&totals[0], &totals[1]],
                     leaves,
                 };
-                for column in 0..rows.sorted.len() {
+                for &column in columns {
                     sweep.column(rows, column, &side, &mut counts, &mut best);
                 }
             }
             return best;
         }
-        for column in 0..rows.sorted.len() {
+        for &column in columns {
             self.column(loss, rows, column, &side, totals, counts, leaves, &mut best);
         }
         best

@@ -24,6 +24,10 @@ struct Root<'t> {
     column: usize,
     position: usize,
     left_total: &'t [f64],
+    /// Lower bounds on the optimal costs of its left and right children.
+    part_floors: (f64, f64),
+    /// The columns in the order the children's sweeps take them.
+    columns: &'t [usize],
 }
 
 /// What the depth-two solver knows so far: its best tree (costing the bound when it has
@@ -84,8 +88,10 @@ impl<L: Loss> Search<'_, L> {
             }
         }
         if depth == 2 && nodes >= 2 {
-            let mut queues: Vec<(usize, Queue, f64)> = Self::promising(&stumps)
-                .into_iter()
+            let order = Self::promising(&stumps);
+            let mut queues: Vec<(usize, Queue, f64)> = order
+                .iter()
+                .copied()
                 .map(|column| {
                     let queue = self.queue(rows, column, &stumps[column], false);
                     (column, queue, f64::INFINITY)
@@ -108,6 +114,8 @@ impl<L: Loss> Search<'_, L> {
                         column: *column,
                         position,
                         left_total: &left_total,
+                        part_floors: queue.part_floors(),
+                        columns: &order,
                     };
                     let (parts, pair) =
                         self.root_split(rows, total, nodes, &root, &mut marked, tally.best.cost);
@@ -141,6 +149,8 @@ impl<L: Loss> Search<'_, L> {
                         column,
                         position,
                         left_total,
+                        part_floors: queue.part_floors(),
+                        columns: &order,
                     };
                     let (parts, pair) =
                         self.root_split(rows, total, nodes, &root, &mut marked, tally.best.cost);
@@ -165,7 +175,8 @@ impl<L: Loss> Search<'_, L> {
     /// costs (for the queue's bounds), and the children the tree takes within `nodes`
     /// splits (with two, one child stays a leaf). `marked` is the split whose sides
     /// `self.left` holds (column, position). Only children costing less than `cap` each
-    /// are wanted: a child's cost is at most `cap`, and then a lower bound.
+    /// are wanted: a child's cost is at most `cap` less the other's floor (`root.part_floors`),
+    /// and then a lower bound.
     fn root_split(
         &mut self,
         rows: &Rows,
@@ -195,7 +206,14 @@ impl<L: Loss> Search<'_, L> {
             [root.left_total, &right_total],
             [position + 1, n - position - 1],
             self.leaves,
-            cap,
+            // with a split each side, a side costing more than the cap less the other's
+            // floor cannot be part of a cheaper tree
+            if nodes >= 3 {
+                [cap - root.part_floors.1, cap - root.part_floors.0]
+            } else {
+                [cap, cap]
+            },
+            root.columns,
         );
         let parts = (l.cost, r.cost);
         if nodes >= 3 {
