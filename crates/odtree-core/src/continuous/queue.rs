@@ -8,6 +8,10 @@
 //! a split `i > a` costs at least `L(a) + R(a) − s·w(a, i]` (the neighbourhood bound), and
 //! symmetrically from `b`. With a minimum leaf size only the second fact holds, and the
 //! splits between `a` and `b` cost at least `L(b) + R(a) − s·w(a, b]`.
+//!
+//! Where the children share a budget of splits, each share `k` has its own `L_k` and
+//! `R_k`, monotone as above: the splits between `a` and `b` cost at least the least over
+//! `k` of `L_k(a) + R_k(b)`, and the neighbourhood bound holds for the least whole cost.
 
 use std::collections::VecDeque;
 
@@ -19,6 +23,10 @@ pub struct Queue {
     weight_before: Vec<f64>,
     /// Lower bounds on `(L(i), R(i))` at the evaluated candidates.
     known: Vec<Option<(f64, f64)>>,
+    /// Where a node budget is shared between the children: for each evaluated candidate,
+    /// lower bounds on `(L_k(i), R_k(i))` for each share `k` (the left child's splits, and
+    /// the right's the rest), whose `L_k` rise and `R_k` fall with `i`.
+    shares: Vec<Vec<(f64, f64)>>,
     /// Ranges of candidates not yet tried, inclusive, with their evaluated neighbours,
     /// tried first in, first out (the tried splits spread evenly over the column).
     ranges: VecDeque<Range>,
@@ -31,7 +39,6 @@ pub struct Queue {
     part_floors: (f64, f64),
     first: Option<usize>,
     monotone: bool,
-    totals: bool,
     slope: Option<f64>,
 }
 
@@ -44,20 +51,18 @@ struct Range {
 }
 
 impl Queue {
-    /// A queue over `positions` (ascending), trying `first` before the others. With
-    /// `totals`, what is recorded is a bound on the whole cost (the right part 0), and only
-    /// the neighbourhood bound applies.
+    /// A queue over `positions` (ascending), trying `first` before the others.
     pub fn new(
         positions: Vec<usize>,
         weight_before: Vec<f64>,
         first: usize,
         monotone: bool,
-        totals: bool,
         slope: Option<f64>,
     ) -> Self {
         let n = positions.len();
         Self {
             known: vec![None; n],
+            shares: Vec::new(),
             ranges: if n == 0 {
                 VecDeque::new()
             } else {
@@ -75,7 +80,6 @@ impl Queue {
             positions,
             weight_before,
             monotone,
-            totals,
             slope,
         }
     }
@@ -88,6 +92,42 @@ impl Queue {
     /// Records lower bounds on `L(i)` and `R(i)`.
     pub fn record(&mut self, i: usize, left: f64, right: f64) {
         self.known[i] = Some((left, right));
+    }
+
+    /// Records lower bounds on each share's `(L_k(i), R_k(i))` (see `shares`); the whole
+    /// cost's bound, the least over the shares, stands as the left part (the right 0) for
+    /// the neighbourhood bound.
+    pub fn record_shares(&mut self, i: usize, shares: Vec<(f64, f64)>) {
+        let least = shares
+            .iter()
+            .map(|&(l, r)| l + r)
+            .fold(f64::INFINITY, f64::min);
+        self.record(i, least, 0.0);
+        if self.shares.is_empty() {
+            self.shares = vec![Vec::new(); self.known.len()];
+        }
+        self.shares[i] = shares;
+    }
+
+    /// A lower bound on every candidate strictly between the evaluated `a < b`: `L(a) +
+    /// R(b)`, or with shares the least over them of `L_k(a) + R_k(b)` (0 where a side is
+    /// not evaluated).
+    fn between_bound(&self, a: Option<usize>, b: Option<usize>) -> f64 {
+        if self.shares.is_empty() {
+            return self.bounds(a).0 + self.bounds(b).1;
+        }
+        match (a, b) {
+            (Some(a), Some(b))
+                if !self.shares[a].is_empty() && self.shares[a].len() == self.shares[b].len() =>
+            {
+                self.shares[a]
+                    .iter()
+                    .zip(&self.shares[b])
+                    .map(|(&(l, _), &(_, r))| l + r)
+                    .fold(f64::INFINITY, f64::min)
+            }
+            _ => 0.0,
+        }
     }
 
     /// The next candidate that may cost less than `best`; `None` when every candidate left
@@ -129,7 +169,7 @@ impl Queue {
     }
 
     fn push_around(&mut self, range: Range, mid: usize) {
-        self.part_floors = if self.monotone && !self.totals {
+        self.part_floors = if self.monotone && self.shares.is_empty() {
             (self.bounds(range.before).0, self.bounds(range.after).1)
         } else {
             (0.0, 0.0)
@@ -165,7 +205,8 @@ impl Queue {
         let (la, ra) = self.bounds(range.before);
         let (lb, rb) = self.bounds(range.after);
         if !self.monotone {
-            if self.totals {
+            // each share's parts may both fall as rows move: no bound on the whole cost
+            if !self.shares.is_empty() {
                 return Some(range);
             }
             if let (Some(a), Some(b), Some(s)) = (range.before, range.after, self.slope) {
@@ -178,11 +219,7 @@ impl Queue {
             return Some(range);
         }
         // L(a) + R(b), where the parts are known
-        let between = if self.totals {
-            f64::NEG_INFINITY
-        } else {
-            la + rb
-        };
+        let between = self.between_bound(range.before, range.after);
         if between >= best {
             self.floor = self.floor.min(between);
             return None;
@@ -244,7 +281,7 @@ mod tests {
     fn a_costly_split_rules_out_its_neighbours() {
         // ten unit-weight rows, a candidate after each of the first nine
         let weight_before: Vec<f64> = (0..=10).map(f64::from).collect();
-        let mut queue = Queue::new((0..9).collect(), weight_before, 4, true, false, Some(1.0));
+        let mut queue = Queue::new((0..9).collect(), weight_before, 4, true, Some(1.0));
         assert_eq!(queue.next(1.0), Some(4));
         // L(4) + R(4) = 5 against a best of 1: within 4 rows of it nothing can cost less
         queue.record(4, 2.0, 3.0);
@@ -254,7 +291,7 @@ mod tests {
     #[test]
     fn every_candidate_is_tried_when_nothing_prunes() {
         let weight_before: Vec<f64> = (0..=6).map(f64::from).collect();
-        let mut queue = Queue::new((0..5).collect(), weight_before, 2, true, false, Some(1.0));
+        let mut queue = Queue::new((0..5).collect(), weight_before, 2, true, Some(1.0));
         let mut tried = Vec::new();
         while let Some(i) = queue.next(f64::INFINITY) {
             queue.record(i, 0.0, 0.0);
@@ -262,5 +299,19 @@ mod tests {
         }
         tried.sort_unstable();
         assert_eq!(tried, [0, 1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn shares_bound_the_splits_between_two_evaluated_ones() {
+        let weight_before: Vec<f64> = (0..=10).map(f64::from).collect();
+        let mut queue = Queue::new((0..9).collect(), weight_before, 0, true, Some(1.0));
+        // two shares of the splits: all to the right child, or all to the left; each
+        // costs 10 at candidates 0 and 8, so each costs at least 10 between them
+        let shares = vec![(10.0, 0.0), (0.0, 10.0)];
+        queue.record_shares(0, shares.clone());
+        queue.record_shares(8, shares);
+        assert_eq!(queue.between_bound(Some(0), Some(8)), 10.0);
+        // the least parts alone (min L_k(0) + min R_k(8)) would bound them by 0
+        assert_eq!(queue.between_bound(Some(0), None), 0.0);
     }
 }

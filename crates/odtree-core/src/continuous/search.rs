@@ -43,6 +43,9 @@ struct Known {
     optimal: Option<Found>,
 }
 
+/// The two children's trees of a root threshold.
+type Pair = (Found, Found);
+
 /// The two children of a root threshold, solved at `depth` under a joint `limit`.
 struct Children<'r> {
     lower: &'r Rows,
@@ -316,8 +319,8 @@ impl<'a, L: Loss> Search<'a, L> {
     }
 
     /// The candidate splits of `column` at `rows`, with the queue that tries them starting
-    /// at the column's best stump (`totals`: see [`Queue::new`]).
-    fn queue(&self, rows: &Rows, column: usize, stump: &Stump, totals: bool) -> Queue {
+    /// at the column's best stump.
+    fn queue(&self, rows: &Rows, column: usize, stump: &Stump) -> Queue {
         let list = &rows.sorted[column];
         let n = list.len();
         let min = self.leaves.min_rows;
@@ -345,7 +348,6 @@ impl<'a, L: Loss> Search<'a, L> {
             weight_before,
             first,
             self.monotone,
-            totals,
             self.loss.slope(),
         )
     }
@@ -394,7 +396,7 @@ impl<'a, L: Loss> Search<'a, L> {
         let mut floor = leaf;
         let whole = nodes == full(depth);
         for column in Self::promising(&stumps) {
-            let mut queue = self.queue(rows, column, &stumps[column], !whole);
+            let mut queue = self.queue(rows, column, &stumps[column]);
             for _ in 0..self.tries.unwrap_or(usize::MAX) {
                 let limit = best.as_ref().map_or(bound, |b| b.cost);
                 let Some(i) = queue.next(limit) else { break };
@@ -412,11 +414,18 @@ impl<'a, L: Loss> Search<'a, L> {
                 };
                 let ((l, r), found) = if whole {
                     let loosen = self.loss.slope().map_or(0.0, |s| s * queue.reach());
-                    self.both_children(&children, loosen)
+                    let (parts, found) = self.both_children(&children, loosen);
+                    queue.record(i, parts.0, parts.1);
+                    (parts, found)
                 } else {
-                    self.shared_children(&children, nodes - 1)
+                    let (shares, found) = self.shared_children(&children, nodes - 1);
+                    let least = shares
+                        .iter()
+                        .map(|&(l, r)| l + r)
+                        .fold(f64::INFINITY, f64::min);
+                    queue.record_shares(i, shares);
+                    ((least, 0.0), found)
                 };
-                queue.record(i, l, r);
                 floor = floor.min(l + r);
                 if let Some((l, r)) = found {
                     best = Some(Found {
@@ -478,15 +487,18 @@ impl<'a, L: Loss> Search<'a, L> {
     }
 
     /// The best pair of children sharing `nodes` splits, if it costs less than the limit,
-    /// and a lower bound on the cost of every pair (as the first part, the second 0).
+    /// and for each share of the splits (the left child's from the least up) lower bounds on
+    /// the two children's costs under it. Each share's costs rise (left) and fall (right)
+    /// with the threshold as full-budget costs do, so the queue's bounds between two
+    /// thresholds hold share by share.
     fn shared_children(
         &mut self,
         at: &Children,
         nodes: u64,
-    ) -> ((f64, f64), Option<(Found, Found)>) {
+    ) -> (Vec<(f64, f64)>, Option<Pair>) {
         let half = full(at.depth);
         let mut limit = at.limit;
-        let mut at_least = f64::INFINITY;
+        let mut shares = Vec::new();
         let mut best = None;
         for left_nodes in nodes.saturating_sub(half)..=nodes.min(half) {
             let right_nodes = nodes - left_nodes;
@@ -494,14 +506,14 @@ impl<'a, L: Loss> Search<'a, L> {
             let left = match self.solve(at.lower, at.depth, left_nodes, limit - right_floor) {
                 Ok(left) => left,
                 Err(lower_bound) => {
-                    at_least = at_least.min(lower_bound + right_floor);
+                    shares.push((lower_bound, right_floor));
                     continue;
                 }
             };
             match self.solve(at.upper, at.depth, right_nodes, limit - left.cost) {
-                Err(lower_bound) => at_least = at_least.min(left.cost + lower_bound),
+                Err(lower_bound) => shares.push((left.cost, lower_bound)),
                 Ok(right) => {
-                    at_least = at_least.min(left.cost + right.cost);
+                    shares.push((left.cost, right.cost));
                     if left.cost + right.cost < limit {
                         limit = left.cost + right.cost;
                         best = Some((left, right));
@@ -509,15 +521,24 @@ impl<'a, L: Loss> Search<'a, L> {
                 }
             }
         }
-        ((at_least, 0.0), best)
+        (shares, best)
     }
 
-    /// What the store proves of `rows` at `depth` within `nodes` splits (0 when nothing).
+    /// What the store proves of `rows` at `depth` within `nodes` splits (0 when nothing):
+    /// also what it proves within every split the depth allows, which fewer splits cannot
+    /// beat.
     fn lower_bound(&self, rows: &Rows, depth: u32, nodes: u64) -> f64 {
         let nodes = nodes.min(full(depth));
-        self.store
-            .get(&(rows.key, depth, nodes))
-            .map_or(0.0, |known| known.lower)
+        let known = |nodes: u64| {
+            self.store
+                .get(&(rows.key, depth, nodes))
+                .map_or(0.0, |known| known.lower)
+        };
+        if nodes < full(depth) {
+            known(nodes).max(known(full(depth)))
+        } else {
+            known(nodes)
+        }
     }
 }
 

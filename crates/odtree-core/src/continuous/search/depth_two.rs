@@ -93,7 +93,7 @@ impl<L: Loss> Search<'_, L> {
                 .iter()
                 .copied()
                 .map(|column| {
-                    let queue = self.queue(rows, column, &stumps[column], false);
+                    let queue = self.queue(rows, column, &stumps[column]);
                     (column, queue, f64::INFINITY)
                 })
                 .collect();
