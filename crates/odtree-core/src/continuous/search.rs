@@ -491,11 +491,7 @@ impl<'a, L: Loss> Search<'a, L> {
     /// the two children's costs under it. Each share's costs rise (left) and fall (right)
     /// with the threshold as full-budget costs do, so the queue's bounds between two
     /// thresholds hold share by share.
-    fn shared_children(
-        &mut self,
-        at: &Children,
-        nodes: u64,
-    ) -> (Vec<(f64, f64)>, Option<Pair>) {
+    fn shared_children(&mut self, at: &Children, nodes: u64) -> (Vec<(f64, f64)>, Option<Pair>) {
         let half = full(at.depth);
         let mut limit = at.limit;
         let mut shares = Vec::new();
