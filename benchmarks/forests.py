@@ -64,7 +64,7 @@ def peer_objective(model, peer, D) -> float:
 
 def resolved(model, peer, X, y, D) -> float:
     """The exact master optimum over the trees the peer found."""
-    from odtree._master import DemirizMaster, LPBoostMaster, MDBoostMaster
+    from odtree.ensemble._master import DemirizMaster, LPBoostMaster, MDBoostMaster
 
     master = {"lpboost": LPBoostMaster, "demiriz": DemirizMaster,
               "mdboost": MDBoostMaster}[model](len(y), D)

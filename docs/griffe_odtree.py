@@ -25,7 +25,7 @@ from pathlib import Path
 
 import griffe
 
-# The API blocks of the site's pages: "::: odtree._classes.OptimalTreeClassifier".
+# The API blocks of the site's pages: "::: odtree.tree._classifier.OptimalTreeClassifier".
 _SITE_DOCS = Path(__file__).resolve().parent.parent / "site_docs"
 _BLOCK = re.compile(r"^::: *(\S+)\s*$", re.MULTILINE)
 # A Sphinx cross-reference role, e.g. :class:`~odtree.Binarizer` or :py:meth:`fit`.

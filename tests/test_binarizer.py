@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
-from odtree._binarizer import Binarizer
-from odtree._features import BinaryFeature
+from odtree.preprocessing._binarizer import Binarizer
+from odtree.preprocessing._features import BinaryFeature
 from sklearn.datasets import load_breast_cancer
 from sklearn.utils.estimator_checks import check_estimator
 

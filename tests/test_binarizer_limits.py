@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
-from odtree import _binarizer
-from odtree._binarizer import Binarizer
-from odtree._thresholds import _QUANTILE_TOLERANCE, _first_level_above
+from odtree.preprocessing import _binarizer
+from odtree.preprocessing._binarizer import Binarizer
+from odtree.preprocessing._thresholds import _QUANTILE_TOLERANCE, _first_level_above
 
 
 def searched_thresholds(x, weight, n_thresholds):

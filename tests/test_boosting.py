@@ -6,7 +6,7 @@ import pickle
 import numpy as np
 import pytest
 from odtree import LPBoostClassifier, MDBoostClassifier, OptimalTreeClassifier, from_json
-from odtree._boosting import _Pricer
+from odtree.ensemble._boosting import _Pricer
 from scipy.optimize import linprog
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -260,7 +260,7 @@ def test_a_spent_time_limit_gives_an_empty_unproven_forest():
 
 
 def test_the_first_solver_does_not_print_the_highs_banner(capfd):
-    from odtree import _master
+    from odtree.ensemble import _master
 
     _master._banner_shown = False
     LPBoostClassifier().fit(X, y)
@@ -275,7 +275,7 @@ def test_scikit_learn_compatible(estimator, check):
 
 def test_ctrl_c_in_a_pricing_returns_the_forest_so_far(monkeypatch):
     """The engine turns Ctrl-C into an "interrupted" tree: the forest stops there."""
-    from odtree._solver import Solver
+    from odtree._search.solver import Solver
 
     solve, calls = Solver.solve, []
 

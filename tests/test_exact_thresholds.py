@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from odtree import OptimalTreeClassifier, OptimalTreeRegressor, export_text, from_json
-from odtree._exact import BINARIZED, EVERY_THRESHOLD
+from odtree._search.exact import BINARIZED, EVERY_THRESHOLD
 
 
 @st.composite

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from odtree import OptimalTreeClassifier
-from odtree._solver import Solver
+from odtree._search.solver import Solver
 from sklearn.datasets import load_breast_cancer, load_iris
 from sklearn.metrics import balanced_accuracy_score, f1_score
 

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from odtree import OptimalTreeClassifier
-from odtree._memory import parse_bytes
+from odtree._search.memory import parse_bytes
 from odtree.exceptions import NotOptimalWarning
 from test_classifier import ALL_DATASETS, weighted_errors
 from test_oracle import brute_force_objective, instances

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from odtree import OptimalTreeClassifier, OptimalTreePredictor
-from odtree._memory import MAX_BYTES, parse_bytes
+from odtree._search.memory import MAX_BYTES, parse_bytes
 
 X = np.random.default_rng(0).normal(size=(8, 2))
 

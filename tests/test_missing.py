@@ -21,9 +21,9 @@ from odtree import (
     from_json,
     to_sklearn,
 )
-from odtree._base import rows_per_node
-from odtree._features import BinaryFeature
-from odtree._tree import UNKNOWN
+from odtree.tree._base import rows_per_node
+from odtree.preprocessing._features import BinaryFeature
+from odtree.tree._arrays import UNKNOWN
 from odtree.cli import main
 from sklearn.utils._param_validation import InvalidParameterError
 from test_oracle import brute_force_objective

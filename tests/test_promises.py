@@ -204,7 +204,7 @@ def test_a_forest_stopped_before_its_first_tree_says_so():
 
 
 def test_a_binary_matrix_larger_than_free_memory_is_refused_up_front(monkeypatch):
-    import odtree._binarizer as binarizer
+    import odtree.preprocessing._binarizer as binarizer
 
     pages = {"SC_AVPHYS_PAGES": 1000, "SC_PAGE_SIZE": 4096}  # 4 MB free
     monkeypatch.setattr(binarizer.os, "sysconf", lambda name: pages[name])

@@ -17,7 +17,7 @@ from odtree import (
     _core,
     _interrupts,
 )
-from odtree._base import rows_per_node
+from odtree.tree._base import rows_per_node
 
 
 def _solve(solver, **kwargs):

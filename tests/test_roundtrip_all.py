@@ -11,7 +11,7 @@ from odtree import (
     OptimalTreePredictor,
     OptimalTreeRegressor,
 )
-from odtree._serialize import from_json, to_json
+from odtree._json import from_json, to_json
 
 RNG = np.random.default_rng(0)
 X = RNG.normal(size=(50, 3))

@@ -5,7 +5,7 @@ from functools import cache
 
 import numpy as np
 import pytest
-from odtree._sat import LocalTree, decide, estimate_literals, min_depth_tree
+from odtree.slim._sat import LocalTree, decide, estimate_literals, min_depth_tree
 
 
 def brute_min_depth(X, labels) -> int:

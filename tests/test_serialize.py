@@ -6,11 +6,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from odtree import _serialize
-from odtree._binarizer import Binarizer
-from odtree._features import BinaryFeature
-from odtree._serialize import from_json, to_json
-from odtree._tree import Tree
+from odtree import _json as _serialize
+from odtree.preprocessing._binarizer import Binarizer
+from odtree.preprocessing._features import BinaryFeature
+from odtree._json import from_json, to_json
+from odtree.tree._arrays import Tree
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
 
@@ -41,7 +41,7 @@ def tiny_registry(monkeypatch):
     def classes():
         try:
             known = real()
-        except ImportError:  # odtree._classes is not written yet
+        except ImportError:  # odtree.tree._classifier is not written yet
             known = {}
         return {**known, "TinyTreeClassifier": TinyTreeClassifier}
 
@@ -222,8 +222,8 @@ def test_from_json_reads_bytes():
 
 
 def test_round_trip_of_an_imported_sklearn_tree():
-    pytest.importorskip("odtree._classes")
-    from odtree._sklearn_import import from_sklearn
+    pytest.importorskip("odtree.tree._classifier")
+    from odtree.tree._sklearn import from_sklearn
     from sklearn.tree import DecisionTreeClassifier
 
     greedy = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X_NUM, Y_INT)
@@ -234,7 +234,7 @@ def test_round_trip_of_an_imported_sklearn_tree():
 
 def test_round_trip_of_a_fitted_optimal_tree():
     pytest.importorskip("odtree._core")
-    from odtree._classes import OptimalTreeClassifier
+    from odtree.tree._classifier import OptimalTreeClassifier
 
     frame = pd.DataFrame(X_NUM, columns=["a", "b", "c"])
     model = OptimalTreeClassifier(max_depth=2).fit(frame, np.where(Y_INT == 1, "yes", "no"))
@@ -271,7 +271,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 
 def test_a_depth_3_model_is_written_compactly():
     pytest.importorskip("odtree._core")
-    from odtree._classes import OptimalTreeClassifier
+    from odtree.tree._classifier import OptimalTreeClassifier
     from sklearn.datasets import load_breast_cancer
 
     X, y = load_breast_cancer(return_X_y=True, as_frame=True)

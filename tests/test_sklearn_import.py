@@ -3,8 +3,8 @@
 import numpy as np
 import pandas as pd
 import pytest
-from odtree._export import export_text
-from odtree._sklearn_import import _fitted_attributes, _float32_cut, from_sklearn
+from odtree.tree._export import export_text
+from odtree.tree._sklearn import _fitted_attributes, _float32_cut, from_sklearn
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 
@@ -111,7 +111,7 @@ def test_bad_inputs():
 
 
 def greedy_and_imported(seed=5):
-    pytest.importorskip("odtree._classes")
+    pytest.importorskip("odtree.tree._classifier")
     rng = np.random.default_rng(seed)
     X, y = rng.normal(size=(200, 3)), rng.choice([3, 7], size=200)
     greedy = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
@@ -119,7 +119,7 @@ def greedy_and_imported(seed=5):
 
 
 def test_from_sklearn_builds_a_fitted_optimal_tree_classifier():
-    from odtree._classes import OptimalTreeClassifier
+    from odtree.tree._classifier import OptimalTreeClassifier
 
     X, greedy, model = greedy_and_imported()
     assert isinstance(model, OptimalTreeClassifier) and model.max_depth == greedy.get_depth()

@@ -5,10 +5,10 @@ import time
 import numpy as np
 import pytest
 from odtree import DepthImprover, OptimalTreeClassifier, export_text, from_json, improve_depth
-from odtree import _pilot as pilot
-from odtree._pilot import SETTINGS, Rollouts, _chains, best_pilot_tree, pilot_tree
-from odtree._sat import min_depth_tree
-from odtree._slim import dp_min_depth, support_set
+from odtree.slim import _pilot as pilot
+from odtree.slim._pilot import SETTINGS, Rollouts, _chains, best_pilot_tree, pilot_tree
+from odtree.slim._sat import min_depth_tree
+from odtree.slim._slimmer import dp_min_depth, support_set
 from odtree.datasets import load_benchmark
 from sklearn.datasets import make_classification
 from sklearn.exceptions import NotFittedError
@@ -201,7 +201,7 @@ def test_every_tree_of_a_random_forest_keeps_its_classification():
 
 
 def test_ctrl_c_in_the_engine_oracle_ends_dt_slim(monkeypatch):
-    from odtree._solver import Solver
+    from odtree._search.solver import Solver
 
     solve = Solver.solve
 
@@ -330,7 +330,7 @@ def test_the_pilot_beats_cart_where_cart_peels():
 
 
 def test_the_whole_tree_gets_the_shallowest_pilot_setting(monkeypatch):
-    import odtree._slim as slim
+    import odtree.slim._slimmer as slim
 
     targets = []
 
@@ -350,7 +350,7 @@ def test_the_whole_tree_gets_the_shallowest_pilot_setting(monkeypatch):
 
 
 def test_ctrl_c_in_the_pilot_ends_dt_slim(monkeypatch):
-    import odtree._slim as slim
+    import odtree.slim._slimmer as slim
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
@@ -365,8 +365,8 @@ def test_ctrl_c_in_the_pilot_ends_dt_slim(monkeypatch):
 
 
 def test_ctrl_c_in_the_sat_oracle_ends_dt_slim_with_the_tree_so_far(monkeypatch):
-    import odtree._interrupts as interrupts
-    import odtree._sat as sat
+    import odtree._search.interrupts as interrupts
+    import odtree.slim._sat as sat
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
@@ -385,7 +385,7 @@ def test_ctrl_c_in_the_sat_oracle_ends_dt_slim_with_the_tree_so_far(monkeypatch)
 def test_time_left_goes_to_another_pass_only_after_a_timeout(monkeypatch, verdict):
     """When every node has been tried, a call that ran out of time earns another pass with
     twice the time per call; proofs alone end the run."""
-    import odtree._slim as slim
+    import odtree.slim._slimmer as slim
 
     limits = []
 

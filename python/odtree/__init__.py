@@ -1,43 +1,47 @@
 """odtree: provably optimal decision trees with a Rust core and a scikit-learn API.
 
 The public names load on first use (PEP 562): ``import odtree`` and ``odtree --version`` do
-not import scikit-learn, SciPy, pandas, HiGHS, PySAT or matplotlib; ``from odtree import
+not import scikit-learn, SciPy, pandas, HiGHS, PySAT or matplotlib; ``from . import
 OptimalTreeClassifier`` imports what that estimator needs.
 """
 
 from importlib import import_module
 
+from ._aliases import install as _install_old_paths
+
+_install_old_paths()  # models pickled before the families load (see odtree._aliases)
+
 # Each public name and the submodule that defines it.
 _LAZY = {
-    "Binarizer": "_binarizer",
-    "BinaryFeature": "_features",
-    "DepthImprover": "_improve",
-    "DistinctTreeSelector": "_selection",
-    "DistinctTrees": "_distinct",
-    "GreedyTreeClassifier": "_greedy",
+    "Binarizer": "preprocessing._binarizer",
+    "BinaryFeature": "preprocessing._features",
+    "DepthImprover": "slim._improve",
+    "DistinctTreeSelector": "distinct._selection",
+    "DistinctTrees": "distinct._trees",
+    "GreedyTreeClassifier": "tree._greedy",
     "InfeasibleWarning": "exceptions",
-    "LPBoostClassifier": "_boosting",
-    "MDBoostClassifier": "_boosting",
+    "LPBoostClassifier": "ensemble._boosting",
+    "MDBoostClassifier": "ensemble._boosting",
     "NotOptimalWarning": "exceptions",
-    "OptimalTreeCV": "_tuning",
-    "OptimalTreeClassifier": "_classes",
-    "OptimalTreeClusterer": "_unsupervised",
-    "OptimalTreePredictor": "_unsupervised",
-    "OptimalTreeRegressor": "_regressor",
-    "Progress": "_progress",
-    "Solution": "_solver",
-    "Solver": "_solver",
-    "Tree": "_tree",
-    "distinct_trees": "_distinct",
-    "export_graphviz": "_export",
-    "export_text": "_export",
-    "from_json": "_serialize",
-    "from_sklearn": "_sklearn_import",
-    "to_sklearn": "_sklearn_import",
-    "improve_depth": "_improve",
-    "plot_anytime": "_export",
-    "plot_tree": "_export",
-    "to_json": "_serialize",
+    "OptimalTreeCV": "model_selection._tuning",
+    "OptimalTreeClassifier": "tree._classifier",
+    "OptimalTreeClusterer": "tree._unsupervised",
+    "OptimalTreePredictor": "tree._unsupervised",
+    "OptimalTreeRegressor": "tree._regressor",
+    "Progress": "_search.progress",
+    "Solution": "_search.solver",
+    "Solver": "_search.solver",
+    "Tree": "tree._arrays",
+    "distinct_trees": "distinct._trees",
+    "export_graphviz": "tree._export",
+    "export_text": "tree._export",
+    "from_json": "_json",
+    "from_sklearn": "tree._sklearn",
+    "to_sklearn": "tree._sklearn",
+    "improve_depth": "slim._improve",
+    "plot_anytime": "tree._export",
+    "plot_tree": "tree._export",
+    "to_json": "_json",
 }
 
 

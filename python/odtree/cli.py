@@ -17,7 +17,7 @@ import time
 import warnings
 from pathlib import Path
 
-from odtree import __version__, _progress
+from . import __version__, _progress
 
 # The modules that fit, print and read trees (and with them scikit-learn) are imported in the
 # commands that use them, so that ``odtree --version`` and ``--help`` answer at once.
@@ -178,7 +178,7 @@ def _run_fit(args) -> int:
     X, y = _read_data(args.file, args.target)
     watch = None
     if args.verbose:
-        from odtree._progress import Watcher
+        from ._search.progress import Watcher
 
         watcher = Watcher(verbose=1, stream=sys.stderr)
         watch = lambda event: watcher(*event)  # noqa: E731 (never stops the search)
@@ -191,8 +191,8 @@ def _run_fit(args) -> int:
                        missing=args.missing, time_limit=args.time_limit,
                        memory_limit=args.memory_limit, callback=watch)
     _fit(model, X, y, False if args.verbose else args.progress)
-    from odtree._export import export_graphviz, export_text
-    from odtree._serialize import to_json
+    from .tree._export import export_graphviz, export_text
+    from ._json import to_json
 
     if args.format == "json":
         print(to_json(model, indent=2))
@@ -229,8 +229,8 @@ def _run_predict(args) -> int:
 
 
 def _run_demo(args) -> int:
-    from odtree._export import export_text
-    from odtree.datasets import load_default
+    from .tree._export import export_text
+    from .datasets import load_default
 
     X, y, _ = load_default(as_frame=True)
     y = y.map({0: "malignant", 1: "benign"})
@@ -249,7 +249,7 @@ def _read_data(path: Path, target):
         if target is not None:
             raise _Failure("--target applies to CSV files only; a benchmark file has its class "
                            "in the first column")
-        from odtree.datasets import read_benchmark_file
+        from .datasets import read_benchmark_file
 
         try:
             return read_benchmark_file(path)
@@ -289,7 +289,7 @@ def _read_model(path: Path):
     except OSError as exc:
         raise _Failure(f"cannot read {path}: {exc.strerror or exc}") from exc
     try:
-        from odtree._serialize import from_json
+        from ._json import from_json
 
         return from_json(text)
     except ImportError as exc:
@@ -329,8 +329,8 @@ def _read_csv(path: Path):
 
 def _estimator(task, **params):
     try:
-        from odtree._classes import OptimalTreeClassifier
-        from odtree._regressor import OptimalTreeRegressor
+        from .tree._classifier import OptimalTreeClassifier
+        from .tree._regressor import OptimalTreeRegressor
     except ImportError as exc:
         raise _Failure(f"the odtree estimators cannot be loaded ({exc}); reinstall odtree",
                        1) from exc

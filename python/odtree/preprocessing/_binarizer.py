@@ -31,7 +31,7 @@ from ._columns import (
 )
 from ._features import BinaryFeature
 from ._thresholds import thresholds_of
-from ._tree import UNKNOWN
+from ..tree._arrays import UNKNOWN
 
 COLUMN_KINDS = ("numeric", "categorical")
 #: Numeric values binarized together between two looks at the deadline.
@@ -80,7 +80,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
     missing rows go at each split. Such a column's thresholds are computed from its present
     values. A value missing in ``transform`` but in no row of ``fit`` fails every
     ``x = value`` test of its column, as an unseen category does, and gives
-    ``odtree._tree.UNKNOWN`` (2) on the ``x <= t`` and 0/1 features of a numeric column: a
+    ``odtree.tree._arrays.UNKNOWN`` (2) on the ``x <= t`` and 0/1 features of a numeric column: a
     tree sends such a row to the child that held more training weight.
 
     Zero-weight rows are ignored as if absent; integer weights act exactly as repeated rows.
@@ -283,7 +283,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
 
     def _binary_matrix(self, numeric, categorical) -> np.ndarray:
         """The binary features of validated data (``_read``'s numeric and categorical parts);
-        :data:`~odtree._tree.UNKNOWN` where a missing value meets a feature that has no
+        :data:`~odtree.tree._arrays.UNKNOWN` where a missing value meets a feature that has no
         direction for it."""
         features = self.features_
         column = np.array([f.column for f in features], dtype=np.intp)
@@ -338,7 +338,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
     def _above_half(self, passed) -> np.ndarray:
         """The ``"binary"`` features of their columns' values ``passed``: 1 above 0.5, else 0,
         so that a value other than 0 and 1 routes as at a threshold between them;
-        :data:`~odtree._tree.UNKNOWN` where a value is missing (with ``missing="split"``)."""
+        :data:`~odtree.tree._arrays.UNKNOWN` where a value is missing (with ``missing="split"``)."""
         binary = (passed > 0.5).astype(np.uint8)
         if self.missing == "split" and passed.dtype.kind == "f":
             binary[np.isnan(passed)] = UNKNOWN

@@ -8,9 +8,9 @@ import numpy as np
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.validation import check_is_fitted
 
-from odtree._binarizer import Binarizer
-from odtree._features import BinaryFeature
-from odtree._tree import TREE_LEAF, TREE_UNDEFINED, Tree
+from ..preprocessing._binarizer import Binarizer
+from ..preprocessing._features import BinaryFeature
+from ._arrays import TREE_LEAF, TREE_UNDEFINED, Tree
 
 __all__ = ["from_sklearn", "to_sklearn"]
 
@@ -72,7 +72,7 @@ def from_sklearn(decision_tree, *, feature_names=None):
     if decision_tree.n_outputs_ != 1:
         raise ValueError(f"from_sklearn needs a single-output tree; this one has "
                          f"{decision_tree.n_outputs_} outputs")
-    from odtree._classes import OptimalTreeClassifier
+    from ._classifier import OptimalTreeClassifier
 
     model = OptimalTreeClassifier(max_depth=int(decision_tree.get_depth()))
     for name, value in _fitted_attributes(decision_tree, feature_names).items():
@@ -200,7 +200,7 @@ def to_sklearn(model) -> DecisionTreeClassifier:
     --------
     >>> from sklearn.datasets import load_iris
     >>> from sklearn.tree import export_text
-    >>> from odtree import OptimalTreeClassifier, to_sklearn
+    >>> from .. import OptimalTreeClassifier, to_sklearn
     >>> X, y = load_iris(return_X_y=True)
     >>> model = OptimalTreeClassifier(max_depth=2).fit(X, y)
     >>> print(export_text(to_sklearn(model), feature_names=["sl", "sw", "pl", "pw"]))
@@ -216,8 +216,8 @@ def to_sklearn(model) -> DecisionTreeClassifier:
     from sklearn.tree._tree import NODE_DTYPE
     from sklearn.tree._tree import Tree as SklearnTree
 
-    from odtree._classes import OptimalTreeClassifier
-    from odtree._greedy import GreedyTreeClassifier
+    from ._classifier import OptimalTreeClassifier
+    from ._greedy import GreedyTreeClassifier
 
     if not isinstance(model, (OptimalTreeClassifier, GreedyTreeClassifier)):
         raise TypeError("to_sklearn takes a fitted OptimalTreeClassifier or "

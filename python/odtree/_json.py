@@ -26,7 +26,7 @@ features), its ``"holds"`` (each feature's ``missing_holds``) only when one is s
 1 texts (every binary feature twice, one object each: 58 KB for a depth-3 tree on 30
 columns) are still read.
 
-Forests have their own parts (see :mod:`odtree._serialize_forest`). ``classes`` is left out
+Forests have their own parts (see :mod:`odtree.ensemble._json`). ``classes`` is left out
 for regressors and ``feature_names_in`` when the model was fitted without
 column names. A fit result that is not a finite number is written as ``"inf"``, ``"-inf"`` or
 ``"nan"``. Some estimators add their own parts:
@@ -57,9 +57,9 @@ import numpy as np
 from sklearn.base import is_classifier
 from sklearn.exceptions import NotFittedError
 
-from odtree._features import BinaryFeature
-from odtree._registry import ESTIMATORS
-from odtree._tree import Tree
+from .preprocessing._features import BinaryFeature
+from ._utils.registry import ESTIMATORS
+from .tree._arrays import Tree
 
 __all__ = ["from_json", "to_json"]
 
@@ -123,7 +123,7 @@ def to_json(model, *, indent=None) -> str:
     --------
     >>> from sklearn.datasets import load_iris
     >>> from sklearn.tree import DecisionTreeClassifier
-    >>> from odtree._sklearn_import import from_sklearn
+    >>> from .tree._sklearn import from_sklearn
     >>> X, y = load_iris(return_X_y=True)
     >>> model = from_sklearn(DecisionTreeClassifier(max_depth=2).fit(X, y))
     >>> text = to_json(model)
@@ -133,7 +133,7 @@ def to_json(model, *, indent=None) -> str:
     True
     """
     if getattr(model, "_is_forest", False):
-        from odtree._serialize_forest import forest_to_json
+        from .ensemble._json import forest_to_json
 
         return forest_to_json(model, indent)
     if not hasattr(model, "tree_"):
@@ -190,7 +190,7 @@ def encode_features(model) -> dict:
     """The ``"binarizer"`` and ``"binary_features"`` parts of a fitted ``model``: the
     binarizer's parameters and column kinds, and the binary features as runs (see the module
     docstring)."""
-    from odtree._columns import column_names
+    from .preprocessing._columns import column_names
 
     binarizer = model.binarizer_.to_dict()
     part = {"params": binarizer["params"], "column_kinds": binarizer["column_kinds"]}
@@ -319,7 +319,7 @@ def from_json(text):
     name = data.get("estimator")
     forest = _estimator_classes().get(name) if isinstance(name, str) else None
     if getattr(forest, "_is_forest", False):
-        from odtree._serialize_forest import forest_from_dict
+        from .ensemble._json import forest_from_dict
 
         return forest_from_dict(data, forest)
     missing = [key for key in _REQUIRED if key not in data]
@@ -435,7 +435,8 @@ def _set_own_parts(model, name, data, n_binary_features) -> None:
 
 #: The modules whose estimator classes register themselves as they are defined; ``import
 #: odtree`` loads them on first use only, so reading a model imports them here.
-_ESTIMATOR_MODULES = ("_classes", "_regressor", "_unsupervised", "_boosting", "_greedy")
+_ESTIMATOR_MODULES = ("tree._classifier", "tree._regressor", "tree._unsupervised",
+                      "ensemble._boosting", "tree._greedy")
 
 
 def _estimator_classes() -> dict:
@@ -446,7 +447,7 @@ def _estimator_classes() -> dict:
 
 
 def _binarizer_from_dict(data):
-    from odtree._binarizer import Binarizer
+    from .preprocessing._binarizer import Binarizer
 
     return Binarizer.from_dict(data)
 

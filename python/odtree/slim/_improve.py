@@ -1,5 +1,5 @@
 """Make a fitted tree shallower: :func:`improve_depth` and the :class:`DepthImprover`
-meta-estimator, around the DT-SLIM loop of :mod:`odtree._slim`."""
+meta-estimator, around the DT-SLIM loop of :mod:`odtree.slim._slimmer`."""
 
 from __future__ import annotations
 
@@ -14,11 +14,11 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions, validate_params
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from ._base import binarize_input, one_fit_at_a_time
-from ._binarizer import Binarizer
-from ._classes import OptimalTreeClassifier
-from ._slim import SAMPLE_LIMITS, Slimmer
-from ._slim_tree import SlimTree
+from ..tree._base import binarize_input, one_fit_at_a_time
+from ..preprocessing._binarizer import Binarizer
+from ..tree._classifier import OptimalTreeClassifier
+from ._slimmer import SAMPLE_LIMITS, Slimmer
+from ._tree import SlimTree
 
 #: improve_depth's settings, checked by DepthImprover as its parameters.
 _SETTINGS = {
@@ -87,7 +87,7 @@ def improve_depth(model, X, y=None, *, oracle="both", time_limit=300.0, sat_time
     -------
     OptimalTreeClassifier
         A fitted tree (``status_ = "heuristic"``) with ``depth_log_`` (seconds, depth),
-        ``slim_log_`` (one :class:`~odtree._slim.Attempt` per oracle call),
+        ``slim_log_`` (one :class:`~odtree.slim._slimmer.Attempt` per oracle call),
         ``oracle_wins_`` (how many kept subtrees each of ``"sat"``, ``"dp"`` and
         ``"pilot"`` gave), ``original_depth_`` and ``depth_lower_bound_`` (the engine proved
         that no tree of lower depth over the same features keeps the classification within
@@ -121,7 +121,7 @@ def improve_depth(model, X, y=None, *, oracle="both", time_limit=300.0, sat_time
 
 def _as_odtree(model) -> OptimalTreeClassifier:
     """The fitted odtree classifier of ``model``."""
-    from ._sklearn_import import from_sklearn
+    from ..tree._sklearn import from_sklearn
 
     if isinstance(model, DecisionTreeClassifier):
         return from_sklearn(model)
@@ -232,7 +232,7 @@ n_thresholds, random_state
     Examples
     --------
     >>> from sklearn.datasets import load_breast_cancer
-    >>> from odtree import DepthImprover
+    >>> from .. import DepthImprover
     >>> X, y = load_breast_cancer(return_X_y=True)
     >>> model = DepthImprover(time_limit=5).fit(X, y)
     >>> model.improved_.get_depth() <= model.original_.get_depth()

@@ -14,15 +14,15 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils import Bunch
 
-from ._deadline import Deadline
-from ._warn import warn
-from .exceptions import NotOptimalWarning
+from .._utils.deadline import Deadline
+from .._utils.warn import warn
+from ..exceptions import NotOptimalWarning
 
 
 def cost_complexity_path(estimator, X, y, sample_weight=None) -> Bunch:
     """The breakpoints of ``ccp_alpha`` for optimal trees of ``estimator``'s settings; see
     :meth:`OptimalTreeClassifier.cost_complexity_pruning_path`."""
-    from ._tuning import _FoldRefitter
+    from ..model_selection._tuning import _FoldRefitter
 
     if estimator.max_depth is None and estimator.max_leaf_nodes is None:
         raise ValueError("cost_complexity_pruning_path needs max_depth or max_leaf_nodes: "
@@ -34,7 +34,7 @@ def cost_complexity_path(estimator, X, y, sample_weight=None) -> Bunch:
     deadline = Deadline(estimator.time_limit)
     template = clone(estimator).set_params(ccp_alpha=0.0, upper_bound=None, time_limit=None)
     if template.thresholds == "auto":
-        # every leaf budget on the same features: the grid (see odtree._exact.budget_binds)
+        # every leaf budget on the same features: the grid (see odtree._search.exact.budget_binds)
         template.set_params(thresholds="quantile")
     # the least error within the limits
     fold = _FoldRefitter(template, X, y, sample_weight, deadline=deadline)

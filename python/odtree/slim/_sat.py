@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._interrupts import note_interrupt
+from .._search.interrupts import note_interrupt
 
 #: Clauses per array handed to the solver, to bound the memory of the encoding.
 _CHUNK = 1 << 19

@@ -13,7 +13,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import _num_samples, check_is_fitted
 
 from ._base import SEARCH_CONSTRAINTS, OptimalTreeBase, node_losses, rows_per_node
-from ._classes import _plain_labels
+from ._classifier import _plain_labels
 
 
 class _NoLabels(OptimalTreeBase):

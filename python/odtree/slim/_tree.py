@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._sat import LocalTree
-from ._tree import TREE_LEAF, TREE_UNDEFINED, Tree
+from ..tree._arrays import TREE_LEAF, TREE_UNDEFINED, Tree
 
 
 class SlimTree:

@@ -13,9 +13,9 @@ from numbers import Integral
 import numpy as np
 from sklearn.utils.validation import check_array
 
-from ._memory import parse_bytes
-from ._progress import Watcher, long_search_notice
-from ._tree import Tree
+from .memory import parse_bytes
+from .progress import Watcher, long_search_notice
+from ..tree._arrays import Tree
 
 
 @dataclass
@@ -137,7 +137,7 @@ class Solver:
     Examples
     --------
     >>> import numpy as np
-    >>> from odtree import Solver
+    >>> from .. import Solver
     >>> X = np.array([[0, 1], [1, 1], [1, 0], [0, 0]])
     >>> solver = Solver(X, ["a", "b", "a", "b"])
     >>> solver.solve(max_depth=2).objective
@@ -166,7 +166,7 @@ class Solver:
         return solver
 
     def _build(self, X, codes, n_classes) -> None:
-        from . import _core  # the compiled search
+        from .. import _core  # the compiled search
 
         X = np.ascontiguousarray(X, dtype=np.uint8)
         codes = np.ascontiguousarray(codes, dtype=np.uint32)
@@ -219,7 +219,7 @@ anytime
         solution : Solution or list of Solution
             One per quantile for ``objective="quantiles"``.
         """
-        from . import _core
+        from .. import _core
 
         for name, value, least in (("max_depth", max_depth, 0),
                                    ("min_samples_leaf", min_samples_leaf, 1),

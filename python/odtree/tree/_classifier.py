@@ -261,7 +261,7 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
     Examples
     --------
     >>> from sklearn.datasets import load_iris
-    >>> from odtree import OptimalTreeClassifier
+    >>> from .. import OptimalTreeClassifier
     >>> X, y = load_iris(return_X_y=True)
     >>> model = OptimalTreeClassifier(max_depth=2).fit(X, y)
     >>> model.optimal_, model.objective_, model.optimal_over_

@@ -11,7 +11,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from ._base import SEARCH_CONSTRAINTS, OptimalTreeBase, node_losses
 from ._constraints import CONSTRAINT_PARAMETERS, checked_monotonic_cst
-from ._tree import Tree
+from ._arrays import Tree
 
 
 class OptimalTreeRegressor(RegressorMixin, OptimalTreeBase):

@@ -1,6 +1,6 @@
 """The JSON form of a fitted forest (:class:`LPBoostClassifier`, :class:`MDBoostClassifier`).
 
-It is an odtree model text (see :mod:`odtree._serialize`) with one binarizer for the whole
+It is an odtree model text (see :mod:`odtree._json`) with one binarizer for the whole
 forest and its trees under ``"members"``::
 
     {"format": "odtree-model", "format_version": 2, "estimator": "MDBoostClassifier",
@@ -21,8 +21,8 @@ import json
 import numpy as np
 from sklearn.exceptions import NotFittedError
 
-from odtree import _serialize as base
-from odtree._tree import Tree
+from .. import _serialize as base
+from ..tree._arrays import Tree
 
 #: A member tree's fit results besides its tree and classes.
 _MEMBER_RESULTS = {"objective": float, "lower_bound": float, "status": str, "fit_time": float,
@@ -80,8 +80,8 @@ def _member_to_dict(member) -> dict:
 
 def forest_from_dict(data: dict, forest_class: type):
     """The fitted forest of a text's ``data`` (its header already checked)."""
-    from odtree._boosting import Iteration
-    from odtree._classes import OptimalTreeClassifier
+    from ._boosting import Iteration
+    from ..tree._classifier import OptimalTreeClassifier
 
     missing = [key for key in ("params", "classes", "n_features_in", "binarizer",
                                "binary_features", "members", "estimator_weights", "margins",
@@ -129,7 +129,7 @@ def _build(cls, params: dict):
 
 
 def _member_from_dict(item, model, template):
-    from odtree._boosting import member_tree
+    from ._boosting import member_tree
 
     tree = Tree.from_dict(item["tree"])
     tree.validate(len(model.binary_features_))

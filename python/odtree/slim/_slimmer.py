@@ -17,11 +17,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._interrupts import note_interrupt
+from .._search.interrupts import note_interrupt
 from ._pilot import best_pilot_tree
 from ._sat import LocalTree, min_depth_tree
-from ._slim_tree import SlimTree
-from ._solver import Solver
+from ._tree import SlimTree
+from .._search.solver import Solver
 
 #: The authors' sample limits per local depth (spec B.9): ``c(d)`` rows at most for a
 #: subtree of depth ``d``; a subtree deeper than the table is never selected.

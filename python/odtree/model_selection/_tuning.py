@@ -24,11 +24,11 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
-from ._base import one_fit_at_a_time, validate_training_data
-from ._classes import OptimalTreeClassifier, _check_no_missing_labels, _plain_labels
-from ._deadline import Deadline
-from ._exact import budget_binds, needs_exact
-from .exceptions import InfeasibleWarning
+from ..tree._base import one_fit_at_a_time, validate_training_data
+from ..tree._classifier import OptimalTreeClassifier, _check_no_missing_labels, _plain_labels
+from .._utils.deadline import Deadline
+from .._search.exact import budget_binds, needs_exact
+from ..exceptions import InfeasibleWarning
 
 
 def _leaf_limits(depth: int, max_leaf_nodes: int | None) -> tuple[int, int, bool]:
@@ -251,7 +251,7 @@ class OptimalTreeCV(ClassifierMixin, BaseEstimator):
     Examples
     --------
     >>> from sklearn.datasets import load_iris
-    >>> from odtree import OptimalTreeCV
+    >>> from .. import OptimalTreeCV
     >>> X, y = load_iris(return_X_y=True)
     >>> model = OptimalTreeCV(depths=(1, 2, 3), max_leaf_nodes=[2, 3, 4], cv=3).fit(X, y)
     >>> model.best_params_

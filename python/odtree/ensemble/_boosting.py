@@ -22,7 +22,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import (
+from ..tree._base import (
     CACHE_ATTRIBUTES,
     BinarizedModel,
     binarize_input,
@@ -31,14 +31,14 @@ from ._base import (
     settle_missing_directions,
     validate_training_data,
 )
-from ._binarizer import Binarizer
-from ._classes import OptimalTreeClassifier, _check_no_missing_labels, _plain_labels
+from ..preprocessing._binarizer import Binarizer
+from ..tree._classifier import OptimalTreeClassifier, _check_no_missing_labels, _plain_labels
 from ._master import DemirizMaster, LPBoostMaster, MDBoostMaster
-from ._registry import register
-from ._solver import Solver
-from ._tree import TREE_UNDEFINED, Tree
-from ._warn import warn
-from .exceptions import NotOptimalWarning
+from .._utils.registry import register
+from .._search.solver import Solver
+from ..tree._arrays import TREE_UNDEFINED, Tree
+from .._utils.warn import warn
+from ..exceptions import NotOptimalWarning
 
 #: Settings of the template tree that change what a tree scores, so its edge: the pricing
 #: needs the plain weighted misclassification.
@@ -69,7 +69,7 @@ class _OptimalBoosting(ClassifierMixin, BinarizedModel, BaseEstimator):
     """
 
     _signed = False
-    #: Written to JSON by :mod:`odtree._serialize_forest`.
+    #: Written to JSON by :mod:`odtree.ensemble._json`.
     _is_forest = True
 
     _parameter_constraints: dict = {
@@ -458,7 +458,7 @@ class LPBoostClassifier(_OptimalBoosting):
     Examples
     --------
     >>> from sklearn.datasets import load_breast_cancer
-    >>> from odtree import LPBoostClassifier
+    >>> from .. import LPBoostClassifier
     >>> X, y = load_breast_cancer(return_X_y=True)
     >>> forest = LPBoostClassifier(D=0.05, max_depth=1).fit(X, y)
     >>> forest.optimal_, len(forest.estimators_) > 1
@@ -528,7 +528,7 @@ optimal_, n_iter_, log_, binarizer_, n_features_in_, feature_names_in_, fit_time
     Examples
     --------
     >>> from sklearn.datasets import load_breast_cancer
-    >>> from odtree import MDBoostClassifier
+    >>> from .. import MDBoostClassifier
     >>> X, y = load_breast_cancer(return_X_y=True)
     >>> forest = MDBoostClassifier(D=1.0, max_depth=1).fit(X, y)
     >>> bool(forest.score(X, y) > 0.9)

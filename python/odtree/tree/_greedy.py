@@ -20,14 +20,14 @@ from ._base import (
     one_fit_at_a_time,
     validate_training_data,
 )
-from ._binarizer import Binarizer
-from ._classes import _check_no_missing_labels, _plain_labels
-from ._columns import category_codes, column_names
-from ._features import BinaryFeature
-from ._registry import register
-from ._tree import TREE_UNDEFINED, Tree
-from ._warn import warn
-from .exceptions import NotOptimalWarning
+from ..preprocessing._binarizer import Binarizer
+from ._classifier import _check_no_missing_labels, _plain_labels
+from ..preprocessing._columns import category_codes, column_names
+from ..preprocessing._features import BinaryFeature
+from .._utils.registry import register
+from ._arrays import TREE_UNDEFINED, Tree
+from .._utils.warn import warn
+from ..exceptions import NotOptimalWarning
 
 __all__ = ["GreedyTreeClassifier"]
 
@@ -225,7 +225,7 @@ class GreedyTreeClassifier(ClassifierMixin, LeafClassifier, FittedTree, BaseEsti
     Examples
     --------
     >>> from sklearn.datasets import load_iris
-    >>> from odtree import GreedyTreeClassifier, export_text
+    >>> from .. import GreedyTreeClassifier, export_text
     >>> X, y = load_iris(return_X_y=True)
     >>> model = GreedyTreeClassifier(criterion="entropy", max_depth=2).fit(X, y)
     >>> print(export_text(model), end="")
@@ -293,7 +293,7 @@ class GreedyTreeClassifier(ClassifierMixin, LeafClassifier, FittedTree, BaseEsti
         >>> heavy.tree_.value[0, 0].tolist()  # weighted class counts at the root
         [2.0, 3.5]
         """
-        from . import _core  # the compiled learner
+        from .. import _core  # the compiled learner
 
         start = time.perf_counter()
         data = read_training_columns(self, X, y)

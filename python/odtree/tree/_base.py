@@ -22,9 +22,9 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ._binarizer import MISSING_ADVICE, NUMERIC_DTYPES, Binarizer, missing_values_hint
+from ..preprocessing._binarizer import MISSING_ADVICE, NUMERIC_DTYPES, Binarizer, missing_values_hint
 from ._constraints import constraint_settings
-from ._exact import (
+from .._search.exact import (
     BINARIZED,
     EVERY_THRESHOLD,
     grid_budget,
@@ -36,14 +36,14 @@ from ._exact import (
     solve_exact,
     unsupported,
 )
-from ._interrupts import note_interrupt
-from ._memory import parse_bytes
-from ._progress import CALLING_BACK
-from ._registry import register
-from ._solver import Solution, Solver
-from ._tree import Tree
-from ._warn import warn
-from .exceptions import InfeasibleWarning, NotOptimalWarning
+from .._search.interrupts import note_interrupt
+from .._search.memory import parse_bytes
+from .._search.progress import CALLING_BACK
+from .._utils.registry import register
+from .._search.solver import Solution, Solver
+from ._arrays import Tree
+from .._utils.warn import warn
+from ..exceptions import InfeasibleWarning, NotOptimalWarning
 
 #: The cache figures of a search result (named by the core) and the fitted attributes that
 #: hold them.
@@ -145,7 +145,7 @@ class BinarizedModel:
 
     def to_json(self) -> str:
         """The fitted model as JSON text; :func:`odtree.from_json` reads it back."""
-        from ._serialize import to_json
+        from .._json import to_json
 
         return to_json(self)
 
@@ -181,7 +181,7 @@ class FittedTree(BinarizedModel):
         Examples
         --------
         >>> import numpy as np
-        >>> from odtree import OptimalTreeClassifier
+        >>> from .. import OptimalTreeClassifier
         >>> X = np.array([[0], [1], [1], [0]])
         >>> OptimalTreeClassifier(max_depth=1).fit(X, [0, 1, 1, 0]).apply(X).tolist()
         [1, 2, 2, 1]
@@ -206,7 +206,7 @@ class FittedTree(BinarizedModel):
         Examples
         --------
         >>> import numpy as np
-        >>> from odtree import OptimalTreeClassifier
+        >>> from .. import OptimalTreeClassifier
         >>> X = np.array([[0], [1], [1], [0]])
         >>> model = OptimalTreeClassifier(max_depth=1).fit(X, [0, 1, 1, 0])
         >>> model.decision_path(X[:2]).toarray().tolist()
@@ -235,7 +235,7 @@ class FittedTree(BinarizedModel):
         Examples
         --------
         >>> import numpy as np
-        >>> from odtree import OptimalTreeClassifier
+        >>> from .. import OptimalTreeClassifier
         >>> X = np.array([[0, 5], [1, 5], [1, 6], [0, 6]])
         >>> OptimalTreeClassifier(max_depth=1).fit(X, [0, 1, 1, 0]).feature_importances_.tolist()
         [1.0, 0.0]
@@ -284,7 +284,7 @@ class LeafClassifier:
     def to_sklearn(self):
         """A fitted scikit-learn ``DecisionTreeClassifier`` holding this tree, for tools
         built on scikit-learn's tree; see :func:`odtree.to_sklearn`."""
-        from ._sklearn_import import to_sklearn
+        from ._sklearn import to_sklearn
 
         return to_sklearn(self)
 
@@ -312,7 +312,7 @@ class LeafClassifier:
         Examples
         --------
         >>> import numpy as np
-        >>> from odtree import OptimalTreeClassifier
+        >>> from .. import OptimalTreeClassifier
         >>> X = np.array([[0], [0], [0], [1]])
         >>> model = OptimalTreeClassifier(max_depth=1).fit(X, [0, 0, 1, 1])
         >>> np.exp(model.predict_log_proba([[0]])).round(3).tolist()
@@ -338,7 +338,7 @@ class LeafClassifier:
         Examples
         --------
         >>> import numpy as np
-        >>> from odtree import OptimalTreeClassifier
+        >>> from .. import OptimalTreeClassifier
         >>> X = np.array([[0], [0], [0], [1]])
         >>> model = OptimalTreeClassifier(max_depth=1).fit(X, [0, 0, 1, 1])
         >>> model.predict_proba([[0]]).round(3).tolist()
@@ -367,7 +367,7 @@ class LeafClassifier:
         Examples
         --------
         >>> import numpy as np
-        >>> from odtree import OptimalTreeClassifier
+        >>> from .. import OptimalTreeClassifier
         >>> X = np.array([[0, 1], [1, 1], [1, 0], [0, 0]])
         >>> model = OptimalTreeClassifier(max_depth=2).fit(X, ["a", "b", "a", "b"])
         >>> model.predict(X).tolist()
@@ -408,7 +408,7 @@ class OptimalTreeBase(FittedTree, BaseEstimator):
         """Fits the binarizer on the rows of non-zero weight and returns their 0/1 matrix.
         ``objective`` names the fit's objective (None: one the exact search does not take);
         with ``thresholds="auto"`` it decides whether the exact search runs."""
-        # the exact search starts from a tree on the quantile grid (see odtree._exact)
+        # the exact search starts from a tree on the quantile grid (see odtree._search.exact)
         exact = searches_exact(self, objective)
         self.binarizer_ = Binarizer(
             strategy="quantile" if self.thresholds in ("exact", "auto") else self.thresholds,
@@ -630,7 +630,7 @@ def settle_missing_directions(tree: Tree, features, binary_X: np.ndarray) -> Non
     """Where no training row with a missing value reaches a split on ``x <= t`` (or ``x <= t
     or missing``), both features send the training rows the same way and the search took
     either: make the split send missing rows to the child of more training weight, as for a
-    column without missing values (:data:`odtree._tree.UNKNOWN`). ``binary_X`` holds the
+    column without missing values (:data:`odtree.tree._arrays.UNKNOWN`). ``binary_X`` holds the
     training rows the tree was fitted on; the tree's ``feature`` is changed in place, and
     nothing else changes."""
     twin = {(f.column, f.value, f.missing_holds): i for i, f in enumerate(features)

@@ -16,9 +16,9 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils._set_output import _get_output_config
 from sklearn.utils.validation import check_is_fitted
 
-from ._base import _is_dataframe, one_fit_at_a_time
-from ._greedy import GreedyTreeClassifier, read_training_columns
-from ._interrupts import note_interrupt
+from ..tree._base import _is_dataframe, one_fit_at_a_time
+from ..tree._greedy import GreedyTreeClassifier, read_training_columns
+from .._search.interrupts import note_interrupt
 
 __all__ = ["DistinctTreeSelector"]
 
@@ -97,7 +97,7 @@ class DistinctTreeSelector(SelectorMixin, BaseEstimator):
     Examples
     --------
     >>> from sklearn.datasets import load_wine
-    >>> from odtree import DistinctTreeSelector
+    >>> from .. import DistinctTreeSelector
     >>> X, y = load_wine(return_X_y=True)
     >>> selector = DistinctTreeSelector(random_state=0).fit(X, y)
     >>> selector.transform(X).shape[1] == int(selector.support_.sum())
@@ -184,7 +184,7 @@ class DistinctTreeSelector(SelectorMixin, BaseEstimator):
         >>> selector.estimator_.used_features_
         array([2])
         """
-        from . import _core  # the compiled search
+        from .. import _core  # the compiled search
 
         start = time.perf_counter()
         data = read_training_columns(self, X, y)

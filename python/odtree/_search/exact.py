@@ -21,11 +21,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ._columns import column_names
-from ._features import BinaryFeature
-from ._memory import parse_bytes
-from ._progress import long_search_notice
-from ._solver import CACHE_FIGURES, Solution
+from ..preprocessing._columns import column_names
+from ..preprocessing._features import BinaryFeature
+from .memory import parse_bytes
+from .progress import long_search_notice
+from .solver import CACHE_FIGURES, Solution
 
 #: What ``optimal_`` covers, by the ``thresholds`` setting (the ``optimal_over_`` attribute).
 EVERY_THRESHOLD = "every threshold of the input columns"
@@ -183,7 +183,7 @@ def solve_exact(estimator, X, binary_X, labels, n_classes, weight, grid: Solutio
     search takes them). Returns the better tree as a :class:`Solution` over the binarizer's
     features, to which the new thresholds are added; its status is ``"optimal"`` when the
     tree is proven optimal over every threshold."""
-    from . import _core
+    from .. import _core
 
     matrix, sources = exact_inputs(estimator, X, weight, binary_X)
     kept_weight = np.ascontiguousarray(weight[weight > 0], dtype=np.float64)

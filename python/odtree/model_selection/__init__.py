@@ -1,0 +1,1 @@
+"""Choosing a tree's size: :class:`~odtree.OptimalTreeCV`, imported from :mod:`odtree`."""
