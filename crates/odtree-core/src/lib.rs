@@ -33,12 +33,6 @@ pub mod tree;
 
 #[cfg(test)]
 mod oracle;
-#[cfg(test)]
-mod oracle_constraints;
-#[cfg(test)]
-mod oracle_metrics;
-#[cfg(test)]
-mod oracle_objectives;
 
 pub use budget::{Budget, Feed, Stop};
 pub use cache::{CacheReport, WipeStrategy};

@@ -5,7 +5,7 @@
 //! are checked here, once: an unknown name or a missing input is an error that says which.
 
 use crate::error::{OdtError, Result};
-use crate::search::Metric;
+use crate::objective::Metric;
 
 /// A built-in objective and its data.
 #[derive(Clone, Debug, PartialEq)]

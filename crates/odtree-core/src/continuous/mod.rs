@@ -10,18 +10,18 @@
 //! thresholds) prunes from the start; when no tree beats it, the status is
 //! [`Status::Infeasible`], which proves that tree optimal.
 
+pub mod exact;
 pub mod loss;
 pub mod pinball;
 pub mod queue;
 pub mod rows;
-pub mod search;
 pub mod sweep;
 
 use crate::budget::Budget;
 use crate::solver::Status;
+use exact::{Search, Sub};
 use loss::Loss;
 use rows::{row_keys, NumericData, Rows};
-use search::{Search, Sub};
 use std::time::{Duration, Instant};
 
 /// The limits of one exact search over numeric columns.
@@ -196,7 +196,7 @@ fn anytime_passes<L: Loss>(
     depth: u32,
     nodes: u64,
     bound: &mut f64,
-) -> Option<search::Found> {
+) -> Option<exact::Found> {
     let started = Instant::now();
     // without a time limit the search is there to prove: passes get a second
     let share = search

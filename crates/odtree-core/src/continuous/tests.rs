@@ -99,7 +99,7 @@ fn check<L: Loss>(
         .filter(|&r| loss.weight(r) > 0.0)
         .collect();
     prop_assume!(!kept.is_empty());
-    let nodes = config.max_nodes.min(search::full(config.max_depth));
+    let nodes = config.max_nodes.min(exact::full(config.max_depth));
     let expected = brute(data, loss, &kept, config.max_depth, nodes, config);
     let found = solve(data, loss, config, Budget::default());
     prop_assert_eq!(found.status, Status::Optimal);

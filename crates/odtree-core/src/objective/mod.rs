@@ -6,6 +6,7 @@
 
 mod centroid;
 mod cost_matrix;
+mod metric;
 mod misclassification;
 mod pinball;
 mod quantiles;
@@ -14,6 +15,7 @@ mod squared_error;
 
 pub use centroid::CentroidDistance;
 pub use cost_matrix::CostMatrix;
+pub use metric::Metric;
 pub use misclassification::Misclassification;
 pub use pinball::Pinball;
 pub use quantiles::{QuantileLane, QuantileSet};

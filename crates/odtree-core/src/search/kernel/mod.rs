@@ -1,64 +1,115 @@
 //! The kernel of every search: the cursor over the lattice of paths, node evaluation (leaf
 //! costs, candidate splits and their order, the depth-2 solver, the similarity bound, known
-//! bounds), the store of subproblems, and tree extraction. Drivers walk the subproblems with
-//! it; the depth-first search of DL8.5 and MurTree is the one driver today (`Engine`).
+//! bounds), the store of subproblems, and tree extraction (MurTree §4, spec §2 and §5). The
+//! drivers (`super::drivers`) walk the subproblems with it.
 
-use super::depth2::{self, Depth2};
+pub(crate) mod counts;
+mod cursor;
+pub(crate) mod depth2;
+mod evaluate;
+mod extract;
+pub(crate) mod order;
+pub(crate) mod similarity;
+
 use super::memory::working_bytes;
-use super::similarity::SimilarityArchive;
-use super::{Cost, Level, Outcome, SearchConfig};
+use super::SearchConfig;
 use crate::budget::Budget;
 use crate::cache::{Cache, CacheReport, Handle, Key, KeyIndex};
 use crate::cover::Cover;
 use crate::data::{item, Dataset, Item};
 use crate::objective::{Leaf, Objective};
 use crate::stats::{Statistics, Weights};
-use crate::subproblem::{Decision, Limits};
+use crate::subproblem::{Cost, Decision, Limits};
+use depth2::Depth2;
+use similarity::SimilarityArchive;
+
+/// The result of solving one node under an upper bound.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Outcome<C> {
+    /// The node's optimal cost (which may still be ≥ the bound the caller asked for) and the
+    /// number of branching nodes of its best subtree.
+    Solved(C, u32),
+    /// No subtree costs less than the bound; the node's cost is at least this.
+    Infeasible(C),
+}
+
+impl<C: Copy> Outcome<C> {
+    /// A lower bound on the node's cost.
+    pub(crate) fn bound(self) -> C {
+        match self {
+            Outcome::Solved(cost, _) | Outcome::Infeasible(cost) => cost,
+        }
+    }
+}
+
+/// Scratch space of one depth: the candidate features and their children's statistics.
+#[derive(Debug, Default)]
+pub(crate) struct Level {
+    pub(crate) candidates: Vec<u32>,
+    /// `positive[f * len..]`: statistics of the node's rows where feature f is 1.
+    pub(crate) positive: Vec<f64>,
+    pub(crate) positive_rows: Vec<u32>,
+    pub(crate) negative: Vec<f64>,
+    /// `negatives[f * len..]`: statistics of the rows where feature f is 0, when statistics
+    /// are not additive (else derived from the node's and the positive child's).
+    pub(crate) negatives: Vec<f64>,
+    pub(crate) gains: Vec<f64>,
+}
+
+/// One child of a candidate split.
+#[derive(Clone, Copy)]
+pub(crate) struct Child<'s, C> {
+    pub(crate) item: Item,
+    pub(crate) stats: &'s [f64],
+    pub(crate) rows: u32,
+    pub(crate) leaf_cost: C,
+    pub(crate) limits: Limits,
+}
 
 /// What every way of walking the subproblems shares (strategy-independent): the data, the
 /// objective and settings, the cursor (path, cover with undo, what is on the path), node
 /// evaluation's scratch and solvers, the store of subproblems, and the budget.
 pub(crate) struct Kernel<'a, I: KeyIndex, O: Objective, C: Cost> {
-    pub(super) data: &'a Dataset,
-    pub(super) weights: &'a Weights,
-    pub(super) objective: &'a O,
-    pub(super) config: &'a SearchConfig,
-    pub(super) statistics: Statistics<'a>,
+    pub(crate) data: &'a Dataset,
+    pub(crate) weights: &'a Weights,
+    pub(crate) objective: &'a O,
+    pub(crate) config: &'a SearchConfig,
+    pub(crate) statistics: Statistics<'a>,
     /// Whether candidates are ordered by information gain (else by column).
-    pub(super) gain_order: bool,
-    pub(super) cache: Cache<I, C>,
-    pub(super) cover: Cover,
+    pub(crate) gain_order: bool,
+    pub(crate) cache: Cache<I, C>,
+    pub(crate) cover: Cover,
     /// The current path, sorted: the cache key of the current node.
-    pub(super) path: Vec<Item>,
+    pub(crate) path: Vec<Item>,
     /// The current path in the order the tests were pushed.
-    pub(super) trail: Vec<Item>,
+    pub(crate) trail: Vec<Item>,
     /// Estimated bytes of everything the search holds besides the cache.
-    pub(super) working_bytes: usize,
-    pub(super) on_path: Vec<bool>,
-    pub(super) levels: Vec<Level>,
-    pub(super) depth2: Depth2<C>,
+    pub(crate) working_bytes: usize,
+    pub(crate) on_path: Vec<bool>,
+    pub(crate) levels: Vec<Level>,
+    pub(crate) depth2: Depth2<C>,
     /// Evaluated nodes for the similarity bound, when it is valid and switched on.
-    pub(super) similarity: Option<SimilarityArchive<C>>,
+    pub(crate) similarity: Option<SimilarityArchive<C>>,
     /// Whether nodes with no depth left are cached too (DL8.5 caches every node it visits).
-    pub(super) cache_leaves: bool,
-    pub(super) use_depth2: bool,
+    pub(crate) cache_leaves: bool,
+    pub(crate) use_depth2: bool,
     /// Whether every budget of a depth-2 solve is stored (needed only with node limits).
-    pub(super) store_all_depth2: bool,
-    pub(super) tolerance: f64,
-    pub(super) budget: Budget,
+    pub(crate) store_all_depth2: bool,
+    pub(crate) tolerance: f64,
+    pub(crate) budget: Budget,
     /// The objectives the driver serves at once, each a lane of the store (1 but for the
     /// multi-quantile driver).
-    pub(super) lanes: usize,
+    pub(crate) lanes: usize,
     /// In a restricted round of the anytime driver, how many of a node's best-ranked splits
     /// are tried above the depth-2 solver (`None`: all of them, as a proof needs).
-    pub(super) width: Option<usize>,
+    pub(crate) width: Option<usize>,
     /// Whether a monotonicity constraint applies (lanes then restrict leaf predictions).
-    pub(super) monotonic: bool,
+    pub(crate) monotonic: bool,
 }
 
 impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
     /// Prepares a search of `data` weighted by `weights`.
-    pub(super) fn new(
+    pub(crate) fn new(
         data: &'a Dataset,
         weights: &'a Weights,
         objective: &'a O,
@@ -115,7 +166,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
     }
 
     /// What the store holds and did, with `repaired` wiped subtrees solved again.
-    pub(super) fn cache_report(&self, repaired: usize) -> CacheReport {
+    pub(crate) fn cache_report(&self, repaired: usize) -> CacheReport {
         let stats = self.cache.stats();
         CacheReport {
             entries: self.cache.len(),
@@ -130,20 +181,20 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
 
     /// `a < b`, beyond rounding noise.
     #[inline]
-    pub(super) fn below(&self, a: C, b: C) -> bool {
+    pub(crate) fn below(&self, a: C, b: C) -> bool {
         a.below(b, self.tolerance)
     }
 
     /// A lower bound on the cost of a node whose leaf costs `leaf`: the leaf, or a split with
     /// two leaves at least, each costing at least the least leaf cost.
     #[inline]
-    pub(super) fn node_floor(&self, leaf: C) -> C {
+    pub(crate) fn node_floor(&self, leaf: C) -> C {
         leaf.min(self.cache.deeper_than(0), self.tolerance)
     }
 
     /// The limits under which a search for a tree cheaper than `ub` within `limits` finds
     /// the same trees, when a least leaf cost makes deeper trees too dear (`None`: the same).
-    pub(super) fn useful_limits(&self, limits: Limits, ub: C) -> Option<Limits> {
+    pub(crate) fn useful_limits(&self, limits: Limits, ub: C) -> Option<Limits> {
         let least = self.cache.least_leaf();
         if !C::ZERO.below(least, 0.0) || !limits.depth_only() {
             return None;
@@ -161,12 +212,12 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
     /// Whether a node of `rows` rows may split at all (`min_samples_leaf` on both sides,
     /// `min_samples_split`).
     #[inline]
-    pub(super) fn splittable(&self, rows: u32) -> bool {
+    pub(crate) fn splittable(&self, rows: u32) -> bool {
         rows >= 2 * self.config.min_samples_leaf && rows >= self.config.min_samples_split
     }
 
     /// The weight of the current node's rows within `mask` (all of them: `None`).
-    pub(super) fn weight_within(&self, mask: Option<&[u64]>) -> f64 {
+    pub(crate) fn weight_within(&self, mask: Option<&[u64]>) -> f64 {
         if let Some(weight) = self.weights.uniform() {
             let rows = mask.map_or(self.cover.count(), |mask| self.cover.count_within(mask));
             return f64::from(rows) * weight;
@@ -188,7 +239,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
     /// both children at least `min_leaf_weight`. `positive`: the statistics of the child
     /// where the feature is 1, when known and additive (its weight is read from them; else
     /// its rows' weights are summed).
-    pub(super) fn heavy_enough(&self, feature: u32, weight: f64, positive: Option<&[f64]>) -> bool {
+    pub(crate) fn heavy_enough(&self, feature: u32, weight: f64, positive: Option<&[f64]>) -> bool {
         let least = self.config.min_leaf_weight;
         if least <= 0.0 {
             return true;
@@ -205,7 +256,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
     /// The lanes of a monotonicity-constrained search: 0 allows either class in its leaves,
     /// 1 class 0 only, 2 class 1 only. The class a leaf of `lane` must predict.
     #[inline]
-    pub(super) fn lane_label(&self, lane: u32) -> Option<u32> {
+    pub(crate) fn lane_label(&self, lane: u32) -> Option<u32> {
         match lane {
             1 | 2 if self.monotonic => Some(lane - 1),
             _ => None,
@@ -214,7 +265,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
 
     /// The cost and label of a leaf in `lane` with statistics `stats`.
     #[inline]
-    pub(super) fn lane_leaf(&self, lane: u32, stats: &[f64]) -> Leaf {
+    pub(crate) fn lane_leaf(&self, lane: u32, stats: &[f64]) -> Leaf {
         self.lane_label(lane)
             .and_then(|label| self.objective.forced_leaf(stats, label))
             .unwrap_or_else(|| self.objective.leaf(stats))
@@ -222,7 +273,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
 
     /// The cost of a leaf in `lane` with statistics `stats`.
     #[inline]
-    pub(super) fn lane_leaf_cost(&self, lane: u32, stats: &[f64]) -> f64 {
+    pub(crate) fn lane_leaf_cost(&self, lane: u32, stats: &[f64]) -> f64 {
         if self.lane_label(lane).is_none() {
             return self.objective.leaf_cost(stats);
         }
@@ -234,7 +285,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
     /// unless the feature is constrained and the node allows either class, when a point m
     /// divides them (class 0 only on the low side and either on the high side, or either on
     /// the low side and class 1 only on the high side).
-    pub(super) fn lane_divisions(&self, feature: u32, lane: u32) -> ([[u32; 2]; 2], usize) {
+    pub(crate) fn lane_divisions(&self, feature: u32, lane: u32) -> ([[u32; 2]; 2], usize) {
         let sign = match self.config.monotonic.get(feature as usize) {
             Some(&sign) if self.monotonic && lane == 0 => sign,
             _ => 0,
@@ -251,7 +302,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
     /// lists, within `limits`: it knows of no monotonicity constraint, so under one only a
     /// node that allows either class and whose candidates are all unconstrained (as are its
     /// children's, a subset of them).
-    pub(super) fn depth2_applies(&self, level: &Level, limits: Limits) -> bool {
+    pub(crate) fn depth2_applies(&self, level: &Level, limits: Limits) -> bool {
         !self.monotonic
             || (limits.lane == 0
                 && level
@@ -262,7 +313,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
 
     /// The cache key of the current node.
     #[inline]
-    pub(super) fn key(&self) -> Key<'_> {
+    pub(crate) fn key(&self) -> Key<'_> {
         Key {
             path: &self.path,
             cover: &self.cover,
@@ -270,7 +321,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
     }
 
     /// The id `handle` names, or if a wipe freed it, the current node's id again.
-    pub(super) fn current(&mut self, handle: Handle) -> u32 {
+    pub(crate) fn current(&mut self, handle: Handle) -> u32 {
         if self.cache.is_current(handle) {
             handle.id
         } else {
@@ -284,12 +335,12 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
 
     /// Whether what the search finds now is proven: it has not stopped, and tries every split.
     #[inline]
-    pub(super) fn proving(&self) -> bool {
+    pub(crate) fn proving(&self) -> bool {
         self.width.is_none() && self.budget.stopped().is_none()
     }
 
     /// Stores the current node's tree within `limits`, proven if the search is proving.
-    pub(super) fn store(
+    pub(crate) fn store(
         &mut self,
         handle: Handle,
         limits: Limits,
@@ -338,7 +389,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
     }
 
     /// Solves a node of depth ≤ 2 with the specialised solver and caches its trees.
-    pub(super) fn solve_depth2(
+    pub(crate) fn solve_depth2(
         &mut self,
         level: &Level,
         id: u32,
@@ -366,7 +417,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
     /// its monotonicity constraints: stored and returned when its tree satisfies them anyway,
     /// else its cost, a lower bound of the node's optimum under them (zero if the budget
     /// ran out).
-    pub(super) fn depth2_relaxed(
+    pub(crate) fn depth2_relaxed(
         &mut self,
         level: &Level,
         id: u32,
@@ -442,7 +493,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
     }
 
     /// The current node's id in the store, inserting its key if new.
-    pub(super) fn insert_current(&mut self) -> u32 {
+    pub(crate) fn insert_current(&mut self) -> u32 {
         let key = Key {
             path: &self.path,
             cover: &self.cover,
@@ -451,7 +502,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
     }
 
     /// `known`, raised by the similarity bound where it applies (and stored when it helps).
-    pub(super) fn similarity_bound(&mut self, id: u32, limits: Limits, known: C) -> C {
+    pub(crate) fn similarity_bound(&mut self, id: u32, limits: Limits, known: C) -> C {
         let Some(archive) = self.similarity.as_mut().filter(|_| !limits.is_leaf()) else {
             return known;
         };
@@ -466,7 +517,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
 
     /// Records the current node's bound for the similarity bound of later nodes (unless the
     /// search is not proving, when bounds are not proven).
-    pub(super) fn record_similar(&mut self, limits: Limits, bound: C) {
+    pub(crate) fn record_similar(&mut self, limits: Limits, bound: C) {
         if !self.proving() {
             return;
         }

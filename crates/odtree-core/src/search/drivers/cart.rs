@@ -4,12 +4,15 @@
 //! everything it does, it asks of the kernel (the cursor, the candidate splits with their
 //! children's statistics, the leaf costs, tree building and the budget).
 
-use super::{gini_gain, Cost, Kernel, SearchConfig};
 use crate::budget::Budget;
 use crate::cache::KeyIndex;
 use crate::data::{item, Dataset};
 use crate::objective::Objective;
+use crate::search::kernel::order::gini_gain;
+use crate::search::kernel::Kernel;
+use crate::search::SearchConfig;
 use crate::stats::Weights;
+use crate::subproblem::Cost;
 use crate::tree::{Tree, TreeBuilder};
 
 /// The greedy driver over a kernel.

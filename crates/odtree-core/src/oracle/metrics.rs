@@ -3,8 +3,9 @@
 
 use crate::budget::Budget;
 use crate::data::Dataset;
+use crate::objective::Metric;
 use crate::oracle::{instances, Instance};
-use crate::search::{Metric, SearchConfig};
+use crate::search::SearchConfig;
 use crate::solver::{Solver, Status};
 use proptest::prelude::*;
 

@@ -1,12 +1,12 @@
 //! A first tree before the exact search: the best of a greedy tree by the objective, a greedy
 //! tree by Gini impurity (as CART, for class objectives) and lookahead trees, each of whose
 //! splits roots the optimal subtree of depth h beneath it, its last h levels optimal, for
-//! h = 2, then (after the anytime rounds, `rounds.rs`) h = 3, 4, ... while time allows and h
+//! h = 2, then (after the anytime rounds, `anytime.rs`) h = 3, 4, ... while time allows and h
 //! is below the depth. The search then looks only for
 //! trees cheaper than it, and returns it when stopped before finding one: a time limit never
 //! yields a tree worse than these.
 
-use super::greedy::{grow, Criterion};
+use super::super::cart::{grow, Criterion};
 use super::{Cost, Engine};
 use crate::cache::KeyIndex;
 use crate::data::item;

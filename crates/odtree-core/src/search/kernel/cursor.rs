@@ -7,7 +7,7 @@ use crate::data::{item_feature, Item};
 use crate::objective::Objective;
 
 impl<I: KeyIndex, O: Objective, C: Cost> Kernel<'_, I, O, C> {
-    pub(super) fn push(&mut self, item: Item) {
+    pub(crate) fn push(&mut self, item: Item) {
         self.trail.push(item);
         let at = self.path.partition_point(|&x| x < item);
         self.path.insert(at, item);
@@ -15,7 +15,7 @@ impl<I: KeyIndex, O: Objective, C: Cost> Kernel<'_, I, O, C> {
         self.cover.intersect(self.data.item_mask(item));
     }
 
-    pub(super) fn pop(&mut self, item: Item) {
+    pub(crate) fn pop(&mut self, item: Item) {
         self.trail.pop();
         let at = self.path.partition_point(|&x| x < item);
         self.path.remove(at);

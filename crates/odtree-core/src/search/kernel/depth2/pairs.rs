@@ -7,7 +7,7 @@ use crate::bitset::bits_of;
 use crate::budget::Budget;
 use crate::data::{item, Dataset};
 use crate::objective::Objective;
-use crate::search::Cost;
+use crate::subproblem::Cost;
 
 /// Writes into `gathered` each candidate's column restricted to the cover's non-zero words,
 /// one candidate after another.

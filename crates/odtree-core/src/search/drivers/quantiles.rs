@@ -11,14 +11,15 @@
 //! it is trying, each lane's best trees), and after the search it solves again the parts of the
 //! best trees that were wiped anyway.
 
-use super::depth2::ranked::{self, Ranked};
-use super::kernel::Kernel;
-use super::memory::{self, Reach, Resolve, Spared};
-use super::{proven_bound, Level, Outcome, SearchConfig, SearchOutcome, REPAIR_ROUNDS};
+use super::{proven_bound, SearchOutcome};
 use crate::budget::Budget;
 use crate::cache::{Handle, KeyIndex};
 use crate::data::{item, Dataset, Item};
 use crate::objective::{QuantileLane, QuantileSet};
+use crate::search::kernel::depth2::ranked::{self, Ranked};
+use crate::search::kernel::{Kernel, Level, Outcome};
+use crate::search::memory::{self, Reach, Resolve, Spared, REPAIR_ROUNDS};
+use crate::search::SearchConfig;
 use crate::stats::Weights;
 use crate::subproblem::{Decision, Limits};
 use crate::tree::TreeBuilder;

@@ -13,11 +13,12 @@
 //! runs out, the features not yet tried are skipped: every front is then made of real trees,
 //! only perhaps not all the best ones.
 
-use super::{Kernel, SearchConfig};
 use crate::budget::{Budget, Stop};
 use crate::cache::TrieIndex;
 use crate::data::{item, Dataset};
-use crate::objective::Misclassification;
+use crate::objective::{Metric, Misclassification};
+use crate::search::kernel::Kernel;
+use crate::search::SearchConfig;
 use crate::stats::Weights;
 use crate::tree::{Tree, TreeNode};
 use rustc_hash::FxHashMap;
@@ -26,41 +27,6 @@ use std::time::Instant;
 
 /// The class index of the positive class; class 0 is the negative one.
 const POSITIVE: usize = 1;
-
-/// A metric of the (false positives, false negatives) of a binary classifier, to maximise.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Metric {
-    /// `2 TP / (2 TP + FP + FN)`.
-    F1,
-    /// The mean of the true positive and true negative rates.
-    BalancedAccuracy,
-}
-
-impl Metric {
-    /// The metric of a classifier with `fp` false positives and `fn_` false negatives, out of
-    /// `positives` and `negatives` (weights). Balanced accuracy averages the rates of the
-    /// classes present; F1 is 0 without true positives.
-    pub fn value(self, fp: f64, fn_: f64, positives: f64, negatives: f64) -> f64 {
-        match self {
-            Metric::F1 => {
-                let tp = (positives - fn_).max(0.0);
-                if tp == 0.0 {
-                    0.0
-                } else {
-                    2.0 * tp / (2.0 * tp + fp + fn_)
-                }
-            }
-            Metric::BalancedAccuracy => {
-                let rates: Vec<f64> = [(fn_, positives), (fp, negatives)]
-                    .into_iter()
-                    .filter(|&(_, total)| total > 0.0)
-                    .map(|(errors, total)| 1.0 - errors / total)
-                    .collect();
-                rates.iter().sum::<f64>() / rates.len().max(1) as f64
-            }
-        }
-    }
-}
 
 /// How a point of a front was made.
 #[derive(Clone, Copy, Debug)]

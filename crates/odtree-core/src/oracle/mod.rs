@@ -1,7 +1,13 @@
 //! An independent brute-force solver, and the tests that hold the search to it.
 //!
 //! The oracle tries every split at every node with no bound and no cache. It is exponential,
-//! so it only serves tiny instances (depth ≤ 3, ≤ 8 features, ≤ 40 rows).
+//! so it only serves tiny instances (depth ≤ 3, ≤ 8 features, ≤ 40 rows). Its submodules
+//! hold the search to it under constraints (`constraints`), for the metrics of the Pareto
+//! driver (`metrics`) and for every built-in objective (`objectives`).
+
+mod constraints;
+mod metrics;
+mod objectives;
 
 use crate::budget::Budget;
 use crate::cache::WipeStrategy;

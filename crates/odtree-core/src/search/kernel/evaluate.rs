@@ -1,15 +1,17 @@
 //! Evaluating a node: the candidate splits with their children's statistics, the order they
 //! are tried in, and what the cache already proves about a child.
 
-use super::{gini_gain, information_gain, Branching, Child, Cost, Kernel, Level};
+use super::order::{gini_gain, information_gain};
+use super::{Child, Cost, Kernel, Level};
 use crate::cache::KeyIndex;
 use crate::data::{item, Item};
 use crate::objective::Objective;
+use crate::search::Branching;
 
 impl<I: KeyIndex, O: Objective, C: Cost> Kernel<'_, I, O, C> {
     /// What the cache already proves about `child`: its cost if solved, else its lower bound
     /// (its exact leaf cost when only a leaf fits).
-    pub(super) fn known_bound(&mut self, child: &Child<C>) -> C {
+    pub(crate) fn known_bound(&mut self, child: &Child<C>) -> C {
         // a child whose leaves must all predict one class is its leaf (see `solve`)
         if child.limits.is_leaf() || self.lane_label(child.limits.lane).is_some() {
             return child.leaf_cost;
@@ -26,7 +28,7 @@ impl<I: KeyIndex, O: Objective, C: Cost> Kernel<'_, I, O, C> {
 
     /// The stored id of the current node's child reached by `test`, if any (a use of it).
     #[inline]
-    pub(super) fn find_child(&mut self, test: Item) -> Option<u32> {
+    pub(crate) fn find_child(&mut self, test: Item) -> Option<u32> {
         let at = self.path.partition_point(|&x| x < test);
         self.path.insert(at, test);
         if I::BY_ROWS {
@@ -45,7 +47,7 @@ impl<I: KeyIndex, O: Objective, C: Cost> Kernel<'_, I, O, C> {
 
     /// Lists the valid splits of the current node (both children with enough rows and
     /// weight), without their statistics.
-    pub(super) fn valid_splits(&self, level: &mut Level, rows: u32) {
+    pub(crate) fn valid_splits(&self, level: &mut Level, rows: u32) {
         let min_rows = self.config.min_samples_leaf;
         let weight = self.node_weight(None);
         level.candidates.clear();
@@ -64,7 +66,7 @@ impl<I: KeyIndex, O: Objective, C: Cost> Kernel<'_, I, O, C> {
     }
 
     /// Lists the valid splits of the current node with their positive children's statistics.
-    pub(super) fn scan(&mut self, level: &mut Level, stats: &[f64], rows: u32) {
+    pub(crate) fn scan(&mut self, level: &mut Level, stats: &[f64], rows: u32) {
         let len = stats.len();
         let n_features = self.data.n_features();
         level.positive.resize(n_features * len, 0.0);
@@ -125,7 +127,7 @@ impl<I: KeyIndex, O: Objective, C: Cost> Kernel<'_, I, O, C> {
     }
 
     /// Sorts the candidates by the branching heuristic (stable: ties keep column order).
-    pub(super) fn order(&self, level: &mut Level, stats: &[f64]) {
+    pub(crate) fn order(&self, level: &mut Level, stats: &[f64]) {
         type Gain = fn(&[f64], &[f64]) -> f64;
         // a restricted round tries the splits a heuristic ranks best
         let branching = match self.width {

@@ -9,14 +9,14 @@ use crate::tree::{Tree, TreeBuilder};
 
 impl<I: KeyIndex, O: Objective, C: Cost> Kernel<'_, I, O, C> {
     /// Rebuilds the best tree from the cache (spec §5.5).
-    pub(super) fn extract(&mut self, limits: Limits, stats: &[f64], rows: u32) -> Tree {
+    pub(crate) fn extract(&mut self, limits: Limits, stats: &[f64], rows: u32) -> Tree {
         let objective = self.objective;
         self.extract_as(objective, limits, stats, rows)
     }
 
     /// Rebuilds the best tree of `limits`' lane, its nodes labelled by `objective` (the
     /// lane's objective, over the search's statistics).
-    pub(super) fn extract_as<P: Objective>(
+    pub(crate) fn extract_as<P: Objective>(
         &mut self,
         objective: &P,
         limits: Limits,
@@ -28,7 +28,7 @@ impl<I: KeyIndex, O: Objective, C: Cost> Kernel<'_, I, O, C> {
         builder.finish()
     }
 
-    pub(super) fn extract_node<P: Objective>(
+    pub(crate) fn extract_node<P: Objective>(
         &mut self,
         builder: &mut TreeBuilder<P>,
         limits: Limits,

@@ -1,0 +1,49 @@
+//! What a cache held and did: the counters of its life, and the report a solution carries,
+//! with each figure's name in the bindings.
+
+/// Counters of a cache's life.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CacheStats {
+    /// Most keys held at once.
+    pub peak_keys: usize,
+    /// Most bytes held at once.
+    pub peak_bytes: usize,
+    /// Number of wipes.
+    pub wipes: usize,
+    /// Keys created, counting those created again after a wipe.
+    pub created: usize,
+}
+
+/// What a cache held and did during one search, as reported with its solution.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CacheReport {
+    /// Keys at the end.
+    pub entries: usize,
+    /// Bytes at the end.
+    pub bytes: usize,
+    /// Most keys held at once.
+    pub peak_entries: usize,
+    /// Most bytes held at once.
+    pub peak_bytes: usize,
+    /// Number of wipes.
+    pub wipes: usize,
+    /// Keys created, counting those created again after a wipe.
+    pub created: usize,
+    /// Wiped subtrees of the best tree solved again after the search (spec §6.9).
+    pub repaired: usize,
+}
+
+impl CacheReport {
+    /// Each figure with its name in the bindings: the one list of them.
+    pub fn fields(&self) -> [(&'static str, usize); 7] {
+        [
+            ("cache_entries", self.entries),
+            ("cache_bytes", self.bytes),
+            ("cache_peak_entries", self.peak_entries),
+            ("cache_peak_bytes", self.peak_bytes),
+            ("n_wipes", self.wipes),
+            ("cache_created_entries", self.created),
+            ("repaired", self.repaired),
+        ]
+    }
+}
