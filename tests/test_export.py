@@ -6,9 +6,9 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from odtree.tree._export import export_graphviz, export_text, plot_tree
 from odtree.preprocessing._features import BinaryFeature
 from odtree.tree._arrays import Tree
+from odtree.tree._export import export_graphviz, export_text, plot_tree
 from sklearn.exceptions import NotFittedError
 
 PETAL_LENGTH = BinaryFeature(2, "petal length", "threshold", 2.45)

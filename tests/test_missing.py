@@ -21,10 +21,10 @@ from odtree import (
     from_json,
     to_sklearn,
 )
-from odtree.tree._base import rows_per_node
+from odtree.cli import main
 from odtree.preprocessing._features import BinaryFeature
 from odtree.tree._arrays import UNKNOWN
-from odtree.cli import main
+from odtree.tree._base import rows_per_node
 from sklearn.utils._param_validation import InvalidParameterError
 from test_oracle import brute_force_objective
 

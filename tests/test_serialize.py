@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 from odtree import _json as _serialize
+from odtree._json import from_json, to_json
 from odtree.preprocessing._binarizer import Binarizer
 from odtree.preprocessing._features import BinaryFeature
-from odtree._json import from_json, to_json
 from odtree.tree._arrays import Tree
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
@@ -223,7 +223,7 @@ def test_from_json_reads_bytes():
 
 def test_round_trip_of_an_imported_sklearn_tree():
     pytest.importorskip("odtree.tree._classifier")
-    from odtree.tree._sklearn import from_sklearn
+    from odtree.tree._from_sklearn import from_sklearn
     from sklearn.tree import DecisionTreeClassifier
 
     greedy = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X_NUM, Y_INT)

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from odtree.tree._export import export_text
-from odtree.tree._sklearn import _fitted_attributes, _float32_cut, from_sklearn
+from odtree.tree._from_sklearn import _fitted_attributes, _float32_cut, from_sklearn
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 

@@ -5,11 +5,11 @@ import time
 import numpy as np
 import pytest
 from odtree import DepthImprover, OptimalTreeClassifier, export_text, from_json, improve_depth
+from odtree.datasets import load_benchmark
 from odtree.slim import _pilot as pilot
 from odtree.slim._pilot import SETTINGS, Rollouts, _chains, best_pilot_tree, pilot_tree
 from odtree.slim._sat import min_depth_tree
 from odtree.slim._slimmer import dp_min_depth, support_set
-from odtree.datasets import load_benchmark
 from sklearn.datasets import make_classification
 from sklearn.exceptions import NotFittedError
 from sklearn.tree import DecisionTreeClassifier

@@ -41,7 +41,7 @@ OLD_PATHS = {
     "odtree._selection": "odtree.distinct._selection",
     "odtree._serialize": "odtree._json",
     "odtree._serialize_forest": "odtree.ensemble._json",
-    "odtree._sklearn_import": "odtree.tree._sklearn",
+    "odtree._sklearn_import": "odtree.tree._from_sklearn",
     "odtree._slim": "odtree.slim._slimmer",
     "odtree._slim_tree": "odtree.slim._tree",
     "odtree._solver": "odtree._search.solver",

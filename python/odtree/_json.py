@@ -57,8 +57,8 @@ import numpy as np
 from sklearn.base import is_classifier
 from sklearn.exceptions import NotFittedError
 
-from .preprocessing._features import BinaryFeature
 from ._utils.registry import ESTIMATORS
+from .preprocessing._features import BinaryFeature
 from .tree._arrays import Tree
 
 __all__ = ["from_json", "to_json"]
@@ -123,7 +123,7 @@ def to_json(model, *, indent=None) -> str:
     --------
     >>> from sklearn.datasets import load_iris
     >>> from sklearn.tree import DecisionTreeClassifier
-    >>> from .tree._sklearn import from_sklearn
+    >>> from odtree import from_sklearn
     >>> X, y = load_iris(return_X_y=True)
     >>> model = from_sklearn(DecisionTreeClassifier(max_depth=2).fit(X, y))
     >>> text = to_json(model)
@@ -133,9 +133,7 @@ def to_json(model, *, indent=None) -> str:
     True
     """
     if getattr(model, "_is_forest", False):
-        from .ensemble._json import forest_to_json
-
-        return forest_to_json(model, indent)
+        return model._to_json_text(indent)
     if not hasattr(model, "tree_"):
         inner = {"OptimalTreeCV": "best_estimator_", "DepthImprover": "improved_",
                  "DistinctTreeSelector": "estimator_"}.get(type(model).__name__)
@@ -319,9 +317,7 @@ def from_json(text):
     name = data.get("estimator")
     forest = _estimator_classes().get(name) if isinstance(name, str) else None
     if getattr(forest, "_is_forest", False):
-        from .ensemble._json import forest_from_dict
-
-        return forest_from_dict(data, forest)
+        return forest._from_json_dict(data)
     missing = [key for key in _REQUIRED if key not in data]
     if missing:
         raise ValueError(f"odtree model lacks the key(s) {', '.join(map(repr, missing))}")

@@ -17,7 +17,8 @@ import time
 import warnings
 from pathlib import Path
 
-from . import __version__, _progress
+from . import __version__
+from ._search import progress as _progress
 
 # The modules that fit, print and read trees (and with them scikit-learn) are imported in the
 # commands that use them, so that ``odtree --version`` and ``--help`` answer at once.
@@ -191,8 +192,8 @@ def _run_fit(args) -> int:
                        missing=args.missing, time_limit=args.time_limit,
                        memory_limit=args.memory_limit, callback=watch)
     _fit(model, X, y, False if args.verbose else args.progress)
-    from .tree._export import export_graphviz, export_text
     from ._json import to_json
+    from .tree._export import export_graphviz, export_text
 
     if args.format == "json":
         print(to_json(model, indent=2))
@@ -229,8 +230,8 @@ def _run_predict(args) -> int:
 
 
 def _run_demo(args) -> int:
-    from .tree._export import export_text
     from .datasets import load_default
+    from .tree._export import export_text
 
     X, y, _ = load_default(as_frame=True)
     y = y.map({0: "malignant", 1: "benign"})

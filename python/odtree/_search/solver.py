@@ -13,9 +13,9 @@ from numbers import Integral
 import numpy as np
 from sklearn.utils.validation import check_array
 
+from ..tree._arrays import Tree
 from .memory import parse_bytes
 from .progress import Watcher, long_search_notice
-from ..tree._arrays import Tree
 
 
 @dataclass
@@ -137,7 +137,7 @@ class Solver:
     Examples
     --------
     >>> import numpy as np
-    >>> from .. import Solver
+    >>> from odtree import Solver
     >>> X = np.array([[0, 1], [1, 1], [1, 0], [0, 0]])
     >>> solver = Solver(X, ["a", "b", "a", "b"])
     >>> solver.solve(max_depth=2).objective

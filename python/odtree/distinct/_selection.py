@@ -16,9 +16,10 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils._set_output import _get_output_config
 from sklearn.utils.validation import check_is_fitted
 
-from ..tree._base import _is_dataframe, one_fit_at_a_time
-from ..tree._greedy import GreedyTreeClassifier, read_training_columns
+from .._search.fitting import one_fit_at_a_time
 from .._search.interrupts import note_interrupt
+from .._utils.inputs import is_dataframe
+from ..tree._greedy import GreedyTreeClassifier, read_training_columns
 
 __all__ = ["DistinctTreeSelector"]
 
@@ -97,7 +98,7 @@ class DistinctTreeSelector(SelectorMixin, BaseEstimator):
     Examples
     --------
     >>> from sklearn.datasets import load_wine
-    >>> from .. import DistinctTreeSelector
+    >>> from odtree import DistinctTreeSelector
     >>> X, y = load_wine(return_X_y=True)
     >>> selector = DistinctTreeSelector(random_state=0).fit(X, y)
     >>> selector.transform(X).shape[1] == int(selector.support_.sum())
@@ -219,7 +220,7 @@ class DistinctTreeSelector(SelectorMixin, BaseEstimator):
             return GreedyTreeClassifier(**{**self._tree_params(), "max_depth": 0}).fit(X, y)
         if issparse(X):
             X = X.tocsc()
-        elif not _is_dataframe(X) and not hasattr(X, "shape"):
+        elif not is_dataframe(X) and not hasattr(X, "shape"):
             X = np.asarray(X)
         tree = GreedyTreeClassifier(**self._tree_params()).fit(
             _safe_indexing(X, selected, axis=1), y)

@@ -10,8 +10,8 @@ from numbers import Integral, Real
 from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
-from ..tree._greedy import GreedyTreeClassifier, TrainingColumns, read_training_columns
 from .._search.interrupts import note_interrupt
+from ..tree._greedy import GreedyTreeClassifier, TrainingColumns, read_training_columns
 
 __all__ = ["DistinctTrees", "distinct_trees"]
 
@@ -112,7 +112,7 @@ class DistinctTrees(Iterator):
         Examples
         --------
         >>> import numpy as np
-        >>> from .. import distinct_trees
+        >>> from odtree import distinct_trees
         >>> X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
         >>> trees = distinct_trees(X, [0, 1, 1, 1], min_cases=1)
         >>> next(trees)[0]
@@ -191,7 +191,7 @@ def distinct_trees(X, y, *, criterion="entropy", min_cases=2, max_depth=None, mi
     Examples
     --------
     >>> import numpy as np
-    >>> from .. import distinct_trees
+    >>> from odtree import distinct_trees
     >>> X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
     >>> y = [0, 1, 1, 1]  # x0 or x1
     >>> [features for features, tree in distinct_trees(X, y, min_cases=1)]

@@ -13,52 +13,36 @@ from __future__ import annotations
 
 import time
 from numbers import Integral, Real
-from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
+from .._search.fitting import one_fit_at_a_time
+from .._search.solver import Solver
+from .._utils.registry import register
+from .._utils.warn import warn
+from ..exceptions import NotOptimalWarning
+from ..preprocessing._binarizer import Binarizer
+from ..tree._arrays import TREE_UNDEFINED, Tree
 from ..tree._base import (
     CACHE_ATTRIBUTES,
     BinarizedModel,
     binarize_input,
-    one_fit_at_a_time,
     rows_per_node,
     settle_missing_directions,
-    validate_training_data,
 )
-from ..preprocessing._binarizer import Binarizer
-from ..tree._classifier import OptimalTreeClassifier, _check_no_missing_labels, _plain_labels
+from ..tree._classifier import OptimalTreeClassifier
+from ..tree._validation import validate_classification
+from ._json import forest_from_dict, forest_to_json
 from ._master import DemirizMaster, LPBoostMaster, MDBoostMaster
-from .._utils.registry import register
-from .._search.solver import Solver
-from ..tree._arrays import TREE_UNDEFINED, Tree
-from .._utils.warn import warn
-from ..exceptions import NotOptimalWarning
+from ._members import Iteration, member_tree
 
 #: Settings of the template tree that change what a tree scores, so its edge: the pricing
 #: needs the plain weighted misclassification.
 _OBJECTIVE_SETTINGS = ("cost_matrix", "error_function", "fast_error_function", "upper_bound")
-
-
-class Iteration(NamedTuple):
-    """One step of the column generation, as ``log_`` records it."""
-
-    #: Seconds since the fit started, when the master was solved.
-    seconds: float
-    #: The master's optimum over the trees so far.
-    objective: float
-    #: The priced tree's edge ``sum_i u_i z_i`` for the instance weights it was priced with.
-    edge: float
-    #: Whether the tree entered the master (it did unless its edge was too small or it was
-    #: already there).
-    added: bool
-    #: Whether the pricing proved that no tree has a larger edge.
-    proven: bool
 
 
 class _OptimalBoosting(ClassifierMixin, BinarizedModel, BaseEstimator):
@@ -69,8 +53,17 @@ class _OptimalBoosting(ClassifierMixin, BinarizedModel, BaseEstimator):
     """
 
     _signed = False
-    #: Written to JSON by :mod:`odtree.ensemble._json`.
+    #: Written to JSON by :mod:`odtree.ensemble._json` (through the two methods below).
     _is_forest = True
+
+    def _to_json_text(self, indent=None) -> str:
+        """This forest as the JSON text of :func:`odtree.to_json`."""
+        return forest_to_json(self, indent)
+
+    @classmethod
+    def _from_json_dict(cls, data: dict):
+        """The forest :func:`odtree.from_json` reads from ``data``."""
+        return forest_from_dict(data, cls)
 
     _parameter_constraints: dict = {
         "D": [Interval(Real, 0, None, closed="neither")],
@@ -105,11 +98,7 @@ class _OptimalBoosting(ClassifierMixin, BinarizedModel, BaseEstimator):
         self._validate_params()
         start = time.monotonic()
         template = self._template()
-        _check_no_missing_labels(y)
-        X, y = validate_training_data(self, X, y, missing=template.missing)
-        y = _plain_labels(y)
-        if y.dtype.kind not in "biuUS":
-            check_classification_targets(y)
+        X, y = validate_classification(self, X, y, missing=template.missing)
         self.classes_, codes = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
             raise ValueError(f"a forest needs at least two classes in y, got 1 class "
@@ -363,26 +352,6 @@ class _Pricer:
         return tree, 0.0, "heuristic"
 
 
-def member_tree(forest, template, tree, node_classes, **results) -> OptimalTreeClassifier:
-    """A tree of ``forest`` as a fitted :class:`OptimalTreeClassifier` on the forest's input:
-    a clone of ``template`` with the tree, its classes and its fit ``results`` (``objective``,
-    ``lower_bound``, ``status``, ``fit_time``, cache figures) as attributes."""
-    member = clone(template)
-    member.tree_, member.node_classes_ = tree, np.asarray(node_classes, dtype=np.int64)
-    member.classes_ = forest.classes_
-    member.class_ranking_ = np.arange(len(forest.classes_))
-    member.n_features_in_ = forest.n_features_in_
-    if hasattr(forest, "feature_names_in_"):
-        member.feature_names_in_ = forest.feature_names_in_
-    member.binarizer_ = forest.binarizer_
-    member.binary_features_ = forest.binary_features_
-    member.binary_feature_names_ = forest.binary_feature_names_
-    for name, value in results.items():
-        setattr(member, name + "_", value)
-    member.optimal_ = member.status_ == "optimal"
-    return member
-
-
 class LPBoostClassifier(_OptimalBoosting):
     """A forest whose tree weights are optimal for LPBoost's soft margin, over every tree of
     depth ``max_depth``.
@@ -458,7 +427,7 @@ class LPBoostClassifier(_OptimalBoosting):
     Examples
     --------
     >>> from sklearn.datasets import load_breast_cancer
-    >>> from .. import LPBoostClassifier
+    >>> from odtree import LPBoostClassifier
     >>> X, y = load_breast_cancer(return_X_y=True)
     >>> forest = LPBoostClassifier(D=0.05, max_depth=1).fit(X, y)
     >>> forest.optimal_, len(forest.estimators_) > 1
@@ -528,7 +497,7 @@ optimal_, n_iter_, log_, binarizer_, n_features_in_, feature_names_in_, fit_time
     Examples
     --------
     >>> from sklearn.datasets import load_breast_cancer
-    >>> from .. import MDBoostClassifier
+    >>> from odtree import MDBoostClassifier
     >>> X, y = load_breast_cancer(return_X_y=True)
     >>> forest = MDBoostClassifier(D=1.0, max_depth=1).fit(X, y)
     >>> bool(forest.score(X, y) > 0.9)

@@ -21,8 +21,10 @@ import json
 import numpy as np
 from sklearn.exceptions import NotFittedError
 
-from .. import _serialize as base
+from .. import _json as base
 from ..tree._arrays import Tree
+from ..tree._classifier import OptimalTreeClassifier
+from ._members import Iteration, member_tree
 
 #: A member tree's fit results besides its tree and classes.
 _MEMBER_RESULTS = {"objective": float, "lower_bound": float, "status": str, "fit_time": float,
@@ -80,8 +82,6 @@ def _member_to_dict(member) -> dict:
 
 def forest_from_dict(data: dict, forest_class: type):
     """The fitted forest of a text's ``data`` (its header already checked)."""
-    from ._boosting import Iteration
-    from ..tree._classifier import OptimalTreeClassifier
 
     missing = [key for key in ("params", "classes", "n_features_in", "binarizer",
                                "binary_features", "members", "estimator_weights", "margins",
@@ -129,7 +129,6 @@ def _build(cls, params: dict):
 
 
 def _member_from_dict(item, model, template):
-    from ._boosting import member_tree
 
     tree = Tree.from_dict(item["tree"])
     tree.validate(len(model.binary_features_))

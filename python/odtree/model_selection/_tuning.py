@@ -8,7 +8,6 @@
 from __future__ import annotations
 
 import time
-import warnings
 from inspect import signature
 from numbers import Integral, Real
 
@@ -21,14 +20,14 @@ from sklearn.model_selection import ParameterGrid, check_cv
 from sklearn.model_selection._search import BaseSearchCV
 from sklearn.utils import _safe_indexing
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
-from ..tree._base import one_fit_at_a_time, validate_training_data
-from ..tree._classifier import OptimalTreeClassifier, _check_no_missing_labels, _plain_labels
+from .._search.exact import budget_binds
+from .._search.fitting import one_fit_at_a_time
 from .._utils.deadline import Deadline
-from .._search.exact import budget_binds, needs_exact
-from ..exceptions import InfeasibleWarning
+from ..tree._classifier import OptimalTreeClassifier
+from ..tree._refit import FoldRefitter
+from ..tree._validation import validate_classification
 
 
 def _leaf_limits(depth: int, max_leaf_nodes: int | None) -> tuple[int, int, bool]:
@@ -41,64 +40,6 @@ def _leaf_limits(depth: int, max_leaf_nodes: int | None) -> tuple[int, int, bool
         return depth, full, False
     nodes = min(max_leaf_nodes - 1, full)
     return min(depth, nodes), nodes, True
-
-
-class _FoldRefitter:
-    """One training set, binarized once, with a kept :class:`Solver`: the optimal tree for
-    new limits is one search away, as a fitted :class:`OptimalTreeClassifier`."""
-
-    def __init__(self, template: OptimalTreeClassifier, X, y, sample_weight=None,
-                 deadline: Deadline | None = None, **params):
-        # every fit draws on ``deadline`` (the whole call's budget), and each keeps the
-        # template's own time_limit as its limit within it
-        self.deadline = Deadline(None) if deadline is None else deadline
-        self.own_limit = template.time_limit
-        self.estimator = clone(template).set_params(
-            **params, time_limit=self.deadline.within(self.own_limit))
-        self.estimator.fit(X, y, sample_weight=sample_weight)
-        # a criterion that is no sum over leaves (F1, balanced accuracy) is finished by fit
-        # itself, and the exact search over every threshold runs on the raw columns, not on
-        # the kept solver's grid: such estimators are refitted whole (with "auto", wherever
-        # the grid misses a threshold, since other limits may choose the exact search)
-        self.whole_fit = (getattr(template, "criterion", "misclassification")
-                          != "misclassification"
-                          or self.estimator._exact_search
-                          or (template.thresholds == "auto"
-                              and needs_exact(self.estimator.binarizer_)))
-        self.data = (X, y, sample_weight)
-        # as fit weighs the rows: sample_weight times the class_weight of each row's class
-        self.weight = self.estimator._training_weight(sample_weight, _plain_labels(y))
-        self.kept_rows = np.flatnonzero(self.weight > 0)
-        self.objective = self.estimator._objective(len(self.estimator.classes_),
-                                                   self.kept_rows)
-
-    def refit(self, upper_bound=None, **params) -> OptimalTreeClassifier:
-        """The estimator refitted with ``params`` (``max_depth``, ``max_leaf_nodes``, ...) on
-        the kept solver. ``upper_bound``, when given, must exceed the optimum of these
-        limits; it only prunes the search (the search is solved again without it should no
-        tree be below it)."""
-        estimator = self.estimator
-        estimator.set_params(**params, time_limit=self.deadline.within(self.own_limit))
-        if self.whole_fit:
-            X, y, sample_weight = self.data
-            return estimator.fit(X, y, sample_weight=sample_weight)
-        kept = estimator._solver
-        if upper_bound is not None and estimator.upper_bound is None:
-            estimator.set_params(upper_bound=upper_bound)
-            estimator._fit_started = time.monotonic()
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", InfeasibleWarning)
-                solution = estimator._fit_tree(kept.X, kept.codes, kept.n_classes, self.weight,
-                                               **self.objective)
-            estimator.set_params(upper_bound=None)
-            if solution.status != "infeasible":
-                estimator.node_classes_ = solution.node_labels
-                return estimator
-        estimator._fit_started = time.monotonic()
-        solution = estimator._fit_tree(kept.X, kept.codes, kept.n_classes, self.weight,
-                                       **self.objective)
-        estimator.node_classes_ = solution.node_labels
-        return estimator
 
 
 def _score_fold(template, X, y, sample_weight, train, test, candidates, scorer, tolerance,
@@ -122,7 +63,7 @@ def _score_fold(template, X, y, sample_weight, train, test, candidates, scorer, 
                                   _budget_order(candidates[i].get("max_leaf_nodes"))))
     first = candidates[order[0]]
     start = time.perf_counter()  # the first point's fit binarizes the fold and builds the solver
-    fold = _FoldRefitter(template, X_train, y_train, weight, deadline,
+    fold = FoldRefitter(template, X_train, y_train, weight, deadline,
                          max_depth=first["max_depth"], max_leaf_nodes=first.get("max_leaf_nodes"))
     first_seconds = time.perf_counter() - start
     test_binary = fold.estimator._binarize(X_test) if scorer is None else None
@@ -251,7 +192,7 @@ class OptimalTreeCV(ClassifierMixin, BaseEstimator):
     Examples
     --------
     >>> from sklearn.datasets import load_iris
-    >>> from .. import OptimalTreeCV
+    >>> from odtree import OptimalTreeCV
     >>> X, y = load_iris(return_X_y=True)
     >>> model = OptimalTreeCV(depths=(1, 2, 3), max_leaf_nodes=[2, 3, 4], cv=3).fit(X, y)
     >>> model.best_params_
@@ -339,11 +280,7 @@ class OptimalTreeCV(ClassifierMixin, BaseEstimator):
         """
         grid = self._grid()
         template = self._template()
-        _check_no_missing_labels(y)
-        X, y = validate_training_data(self, X, y, missing=template.missing)
-        y = _plain_labels(y)
-        if y.dtype.kind not in "biuUS":  # as OptimalTreeClassifier.fit checks them
-            check_classification_targets(y)
+        X, y = validate_classification(self, X, y, missing=template.missing)
         if sample_weight is not None:
             sample_weight = _check_sample_weight(sample_weight, np.empty(len(y)),
                                                  dtype=np.float64, ensure_non_negative=True)

@@ -22,6 +22,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from ..tree._arrays import UNKNOWN
 from ._columns import (
     category_codes,
     column_kind,
@@ -31,7 +32,6 @@ from ._columns import (
 )
 from ._features import BinaryFeature
 from ._thresholds import thresholds_of
-from ..tree._arrays import UNKNOWN
 
 COLUMN_KINDS = ("numeric", "categorical")
 #: Numeric values binarized together between two looks at the deadline.

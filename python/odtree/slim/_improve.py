@@ -14,8 +14,9 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions, validate_params
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from ..tree._base import binarize_input, one_fit_at_a_time
+from .._search.fitting import one_fit_at_a_time
 from ..preprocessing._binarizer import Binarizer
+from ..tree._base import binarize_input
 from ..tree._classifier import OptimalTreeClassifier
 from ._slimmer import SAMPLE_LIMITS, Slimmer
 from ._tree import SlimTree
@@ -121,7 +122,7 @@ def improve_depth(model, X, y=None, *, oracle="both", time_limit=300.0, sat_time
 
 def _as_odtree(model) -> OptimalTreeClassifier:
     """The fitted odtree classifier of ``model``."""
-    from ..tree._sklearn import from_sklearn
+    from ..tree._from_sklearn import from_sklearn
 
     if isinstance(model, DecisionTreeClassifier):
         return from_sklearn(model)
@@ -232,7 +233,7 @@ n_thresholds, random_state
     Examples
     --------
     >>> from sklearn.datasets import load_breast_cancer
-    >>> from .. import DepthImprover
+    >>> from odtree import DepthImprover
     >>> X, y = load_breast_cancer(return_X_y=True)
     >>> model = DepthImprover(time_limit=5).fit(X, y)
     >>> model.improved_.get_depth() <= model.original_.get_depth()

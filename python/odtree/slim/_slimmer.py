@@ -18,10 +18,10 @@ from typing import NamedTuple
 import numpy as np
 
 from .._search.interrupts import note_interrupt
+from .._search.solver import Solver
 from ._pilot import best_pilot_tree
 from ._sat import LocalTree, min_depth_tree
 from ._tree import SlimTree
-from .._search.solver import Solver
 
 #: The authors' sample limits per local depth (spec B.9): ``c(d)`` rows at most for a
 #: subtree of depth ``d``; a subtree deeper than the table is never selected.

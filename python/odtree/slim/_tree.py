@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._sat import LocalTree
 from ..tree._arrays import TREE_LEAF, TREE_UNDEFINED, Tree
+from ._sat import LocalTree
 
 
 class SlimTree:

@@ -3,27 +3,19 @@ the compiled search and the fitted attributes it reports."""
 
 from __future__ import annotations
 
-import functools
 import math
-import threading
 import time
 from numbers import Integral, Real
 from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.utils import assert_all_finite
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.validation import (
-    _check_sample_weight,
-    check_consistent_length,
     check_is_fitted,
-    column_or_1d,
     validate_data,
 )
 
-from ..preprocessing._binarizer import MISSING_ADVICE, NUMERIC_DTYPES, Binarizer, missing_values_hint
-from ._constraints import constraint_settings
 from .._search.exact import (
     BINARIZED,
     EVERY_THRESHOLD,
@@ -36,14 +28,22 @@ from .._search.exact import (
     solve_exact,
     unsupported,
 )
+from .._search.fitting import one_fit_at_a_time
 from .._search.interrupts import note_interrupt
 from .._search.memory import parse_bytes
-from .._search.progress import CALLING_BACK
-from .._utils.registry import register
 from .._search.solver import Solution, Solver
-from ._arrays import Tree
+from .._utils.inputs import is_dataframe
+from .._utils.registry import register
 from .._utils.warn import warn
 from ..exceptions import InfeasibleWarning, NotOptimalWarning
+from ..preprocessing._binarizer import (
+    NUMERIC_DTYPES,
+    Binarizer,
+    missing_values_hint,
+)
+from ._arrays import Tree
+from ._constraints import constraint_settings
+from ._validation import checked_sample_weight, densify, validate_training_data
 
 #: The cache figures of a search result (named by the core) and the fitted attributes that
 #: hold them.
@@ -83,46 +83,6 @@ SEARCH_CONSTRAINTS: dict = {
     "n_thresholds": [Interval(Integral, 1, None, closed="left")],
     "missing": [StrOptions({"error", "split"})],
 }
-
-
-def _is_dataframe(X) -> bool:
-    return hasattr(X, "iloc") and hasattr(X, "dtypes")
-
-
-#: The estimators being fitted, by id, with the thread fitting each.
-_fitting: dict[int, int] = {}
-_fitting_lock = threading.Lock()
-
-
-def one_fit_at_a_time(fit):
-    """Wraps ``fit`` so that it records when it started (for the time limit), and raises
-    instead of letting two threads fit the same object at once, which would leave it with
-    parts of two fits."""
-
-    @functools.wraps(fit)
-    def guarded(self, *args, **kwargs):
-        key, thread = id(self), threading.get_ident()
-        with _fitting_lock:
-            owner = _fitting.get(key)
-            if owner is not None and owner != thread:
-                raise RuntimeError(
-                    f"{type(self).__name__}.fit is already running on this object in another "
-                    "thread; give each thread its own copy (sklearn.base.clone)")
-            if owner == thread and getattr(CALLING_BACK, "active", False):
-                raise RuntimeError(
-                    f"{type(self).__name__}.fit was called from inside its own progress "
-                    "callback; fit a copy (sklearn.base.clone) after this fit returns")
-            _fitting[key] = thread
-        try:
-            if owner is None:
-                self._fit_started = time.monotonic()
-            return fit(self, *args, **kwargs)
-        finally:
-            if owner is None:
-                with _fitting_lock:
-                    del _fitting[key]
-
-    return guarded
 
 
 class _KeptSolver(NamedTuple):
@@ -181,7 +141,7 @@ class FittedTree(BinarizedModel):
         Examples
         --------
         >>> import numpy as np
-        >>> from .. import OptimalTreeClassifier
+        >>> from odtree import OptimalTreeClassifier
         >>> X = np.array([[0], [1], [1], [0]])
         >>> OptimalTreeClassifier(max_depth=1).fit(X, [0, 1, 1, 0]).apply(X).tolist()
         [1, 2, 2, 1]
@@ -206,7 +166,7 @@ class FittedTree(BinarizedModel):
         Examples
         --------
         >>> import numpy as np
-        >>> from .. import OptimalTreeClassifier
+        >>> from odtree import OptimalTreeClassifier
         >>> X = np.array([[0], [1], [1], [0]])
         >>> model = OptimalTreeClassifier(max_depth=1).fit(X, [0, 1, 1, 0])
         >>> model.decision_path(X[:2]).toarray().tolist()
@@ -235,7 +195,7 @@ class FittedTree(BinarizedModel):
         Examples
         --------
         >>> import numpy as np
-        >>> from .. import OptimalTreeClassifier
+        >>> from odtree import OptimalTreeClassifier
         >>> X = np.array([[0, 5], [1, 5], [1, 6], [0, 6]])
         >>> OptimalTreeClassifier(max_depth=1).fit(X, [0, 1, 1, 0]).feature_importances_.tolist()
         [1.0, 0.0]
@@ -276,6 +236,9 @@ class LeafClassifier:
     """Classification by a fitted tree's leaves: ``tree_.value`` holds each node's (weighted)
     class sums and ``node_classes_`` the class each node predicts."""
 
+    #: One classification tree, which :func:`odtree.to_sklearn` can write as scikit-learn's.
+    _one_classification_tree = True
+
     @property
     def n_classes_(self) -> int:
         """Number of classes (the length of ``classes_``)."""
@@ -284,7 +247,7 @@ class LeafClassifier:
     def to_sklearn(self):
         """A fitted scikit-learn ``DecisionTreeClassifier`` holding this tree, for tools
         built on scikit-learn's tree; see :func:`odtree.to_sklearn`."""
-        from ._sklearn import to_sklearn
+        from ._to_sklearn import to_sklearn
 
         return to_sklearn(self)
 
@@ -312,7 +275,7 @@ class LeafClassifier:
         Examples
         --------
         >>> import numpy as np
-        >>> from .. import OptimalTreeClassifier
+        >>> from odtree import OptimalTreeClassifier
         >>> X = np.array([[0], [0], [0], [1]])
         >>> model = OptimalTreeClassifier(max_depth=1).fit(X, [0, 0, 1, 1])
         >>> np.exp(model.predict_log_proba([[0]])).round(3).tolist()
@@ -338,7 +301,7 @@ class LeafClassifier:
         Examples
         --------
         >>> import numpy as np
-        >>> from .. import OptimalTreeClassifier
+        >>> from odtree import OptimalTreeClassifier
         >>> X = np.array([[0], [0], [0], [1]])
         >>> model = OptimalTreeClassifier(max_depth=1).fit(X, [0, 0, 1, 1])
         >>> model.predict_proba([[0]]).round(3).tolist()
@@ -367,7 +330,7 @@ class LeafClassifier:
         Examples
         --------
         >>> import numpy as np
-        >>> from .. import OptimalTreeClassifier
+        >>> from odtree import OptimalTreeClassifier
         >>> X = np.array([[0, 1], [1, 1], [1, 0], [0, 0]])
         >>> model = OptimalTreeClassifier(max_depth=2).fit(X, ["a", "b", "a", "b"])
         >>> model.predict(X).tolist()
@@ -557,20 +520,6 @@ class OptimalTreeBase(FittedTree, BaseEstimator):
         return binarize_input(self, X)
 
 
-def checked_sample_weight(sample_weight, n_rows: int) -> np.ndarray:
-    """sample_weight as float64 (all ones for ``None``), non-negative, not all zero, with a
-    finite sum."""
-    weight = _check_sample_weight(sample_weight, np.empty(n_rows), dtype=np.float64,
-                                  ensure_non_negative=True)
-    if not np.any(weight > 0):
-        raise ValueError("sample_weight is zero everywhere: at least one row must count")
-    with np.errstate(over="ignore"):
-        total = weight.sum()
-    if not np.isfinite(total):
-        raise ValueError("sample_weight sums to infinity: rescale the weights")
-    return weight
-
-
 def resolved_min_samples_leaf(min_samples_leaf, n_samples: int) -> int:
     """``min_samples_leaf`` as a number of rows: a fraction in (0, 1) of the ``n_samples``
     rows given to ``fit`` is ``ceil(fraction * n_samples)``, as in scikit-learn."""
@@ -587,38 +536,15 @@ def node_losses(tree: Tree, binary_X: np.ndarray, loss) -> np.ndarray:
                      for node, here in enumerate(rows)], dtype=np.float64)
 
 
-def validate_training_data(estimator, X, y, supervised=True, missing=None):
-    """X (and y when ``supervised``) checked with scikit-learn's rules for a fit of
-    ``estimator``, which records the number and names of the columns; DataFrames go to the
-    binarizer unchanged. NaN in X passes when ``missing`` (by default the estimator's
-    ``missing`` parameter) is ``"split"``."""
-    if _is_dataframe(X):
-        if len(X) == 0:
-            raise ValueError("Found a DataFrame with 0 rows: at least one row is required")
-        validate_data(estimator, X, skip_check_array=True)
-        return X, _check_target(y, len(X)) if supervised else None
-    missing = getattr(estimator, "missing", "error") if missing is None else missing
-    checks = {"accept_sparse": ("csr", "csc"), "dtype": NUMERIC_DTYPES,
-              "ensure_all_finite": "allow-nan" if missing == "split" else True}
-    advice = MISSING_ADVICE if hasattr(estimator, "missing") else (
-        f"fill or drop them first (sklearn.impute); {type(estimator).__name__} has no "
-        "missing='split'")
-    with missing_values_hint(advice):
-        if not supervised:
-            return _densify(validate_data(estimator, X, **checks)), None
-        X, y = validate_data(estimator, X, y, **checks)
-    return _densify(X), y
-
-
 def binarize_input(estimator, X) -> np.ndarray:
     """The binary features of the rows ``X`` for a fitted ``estimator``, after checking ``X``
     against the columns it was fitted on."""
     check_is_fitted(estimator)
-    if not _is_dataframe(X):
+    if not is_dataframe(X):
         split = getattr(estimator.binarizer_, "missing", "error") == "split"
         with missing_values_hint("this model was fitted with missing='error'; fill them, or "
                                  "refit it with missing='split'"):
-            X = _densify(validate_data(estimator, X, reset=False, accept_sparse=("csr", "csc"),
+            X = densify(validate_data(estimator, X, reset=False, accept_sparse=("csr", "csc"),
                                        dtype=NUMERIC_DTYPES,
                                        ensure_all_finite="allow-nan" if split else True))
     else:
@@ -660,16 +586,3 @@ def rows_per_node(tree: Tree, binary_X: np.ndarray) -> list[np.ndarray]:
             rows[tree.children_left[node]] = here[~right]
             rows[tree.children_right[node]] = here[right]
     return rows
-
-
-def _check_target(y, n_rows: int) -> np.ndarray:
-    """y as a 1-D array of length n_rows, without missing values."""
-    y = column_or_1d(y, warn=True)
-    check_consistent_length(np.empty(n_rows), y)
-    if y.dtype.kind == "f":
-        assert_all_finite(y, input_name="y")
-    return y
-
-
-def _densify(X):
-    return X.toarray() if hasattr(X, "toarray") else X

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import time
-from numbers import Number
 
 import numpy as np
 from sklearn.base import ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
-from sklearn.utils.multiclass import check_classification_targets
 
 from ._base import SEARCH_CONSTRAINTS, LeafClassifier, OptimalTreeBase
 from ._constraints import CONSTRAINT_PARAMETERS
+from ._validation import validate_classification
 
 
 class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
@@ -261,7 +260,7 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
     Examples
     --------
     >>> from sklearn.datasets import load_iris
-    >>> from .. import OptimalTreeClassifier
+    >>> from odtree import OptimalTreeClassifier
     >>> X, y = load_iris(return_X_y=True)
     >>> model = OptimalTreeClassifier(max_depth=2).fit(X, y)
     >>> model.optimal_, model.objective_, model.optimal_over_
@@ -353,11 +352,7 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
         0.0
         """
         start = time.perf_counter()
-        _check_no_missing_labels(y)
-        X, y = self._validate_training_data(X, y)
-        y = _plain_labels(y)
-        if y.dtype.kind not in "biuUS":  # ints, bools and strings are always class labels
-            check_classification_targets(y)
+        X, y = validate_classification(self, X, y)
         weight = self._training_weight(sample_weight, y)
         self.classes_, y_encoded = np.unique(y, return_inverse=True)
         objective = self._objective(len(self.classes_), np.flatnonzero(weight > 0))
@@ -478,41 +473,3 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
         from ._pruning_path import cost_complexity_path
 
         return cost_complexity_path(self, X, y, sample_weight)
-
-
-def _check_no_missing_labels(y) -> None:
-    """Raise a ValueError naming the problem when labels hold None, NaN or pandas' NA."""
-    if y is None:
-        return  # validation then says that y is required
-    labels = np.asarray(y)
-    if labels.dtype.kind == "f":
-        missing = bool(np.isnan(labels).any())
-    elif labels.dtype == object:
-        missing = any(_is_missing(v) for v in labels.ravel())
-    else:
-        missing = False
-    if missing:
-        raise ValueError("Input y contains missing values (None, NaN or NA): every row needs a "
-                         "label")
-
-
-def _plain_labels(y) -> np.ndarray:
-    """``y``, or a numeric array when it is an object array of numbers only; a ValueError
-    naming y when it mixes strings with other labels, which cannot be sorted together."""
-    if y.dtype != object:
-        return y
-    is_string = [isinstance(label, str) for label in y]
-    if any(is_string) and not all(is_string):
-        text, other = y[is_string.index(True)], y[is_string.index(False)]
-        raise ValueError(f"y mixes strings and other labels, such as {text!r} and {other!r}: "
-                         "labels must be all numbers or all strings")
-    if all(isinstance(label, Number) for label in y):
-        return np.array(y.tolist())
-    return y
-
-
-def _is_missing(value) -> bool:
-    try:
-        return value is None or bool(value != value)
-    except TypeError:  # pandas.NA cannot be turned into a bool
-        return True

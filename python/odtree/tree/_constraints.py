@@ -73,7 +73,7 @@ def binary_feature_signs(constraints: np.ndarray, features) -> list[int]:
 
     Examples
     --------
-    >>> from .. import BinaryFeature
+    >>> from odtree import BinaryFeature
     >>> features = [BinaryFeature(0, "age", "threshold", 30.0), BinaryFeature(1, "b", "binary")]
     >>> binary_feature_signs(np.array([1, -1]), features)
     [-1, -1]

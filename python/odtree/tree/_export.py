@@ -66,8 +66,8 @@ def export_text(model, *, feature_names=None, class_names=None, max_depth=None, 
     --------
     >>> from types import SimpleNamespace
     >>> import numpy as np
-    >>> from ..preprocessing._features import BinaryFeature
-    >>> from ._arrays import Tree
+    >>> from odtree import BinaryFeature
+    >>> from odtree import Tree
     >>> tree = Tree([1, -1, -1], [2, -1, -1], [0, -2, -2],
     ...             [[[2, 3]], [[2, 0]], [[0, 3]]], [5, 2, 3], [5.0, 2.0, 3.0])
     >>> model = SimpleNamespace(tree_=tree, classes_=np.array(["no", "yes"]),
@@ -175,8 +175,8 @@ def export_graphviz(model, out_file=None, *, max_depth=None, feature_names=None,
     --------
     >>> from types import SimpleNamespace
     >>> import numpy as np
-    >>> from ..preprocessing._features import BinaryFeature
-    >>> from ._arrays import Tree
+    >>> from odtree import BinaryFeature
+    >>> from odtree import Tree
     >>> tree = Tree([1, -1, -1], [2, -1, -1], [0, -2, -2],
     ...             [[[2, 3]], [[2, 0]], [[0, 3]]], [5, 2, 3], [5.0, 2.0, 3.0])
     >>> model = SimpleNamespace(tree_=tree, classes_=np.array(["no", "yes"]),
@@ -274,8 +274,8 @@ rounded, precision
     >>> matplotlib.use("Agg")
     >>> from types import SimpleNamespace
     >>> import numpy as np
-    >>> from ..preprocessing._features import BinaryFeature
-    >>> from ._arrays import Tree
+    >>> from odtree import BinaryFeature
+    >>> from odtree import Tree
     >>> tree = Tree([1, -1, -1], [2, -1, -1], [0, -2, -2],
     ...             [[[2, 3]], [[2, 0]], [[0, 3]]], [5, 2, 3], [5.0, 2.0, 3.0])
     >>> model = SimpleNamespace(tree_=tree, classes_=np.array(["no", "yes"]),
@@ -741,7 +741,7 @@ def plot_anytime(model, *, ax=None):
     >>> import matplotlib
     >>> matplotlib.use("Agg")
     >>> import numpy as np
-    >>> from .. import OptimalTreeClassifier, plot_anytime
+    >>> from odtree import OptimalTreeClassifier, plot_anytime
     >>> X = np.array([[0, 1], [1, 1], [1, 0], [0, 0]])
     >>> model = OptimalTreeClassifier(max_depth=2).fit(X, [0, 1, 1, 0])
     >>> plot_anytime(model).get_xlabel()

@@ -11,23 +11,20 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
-from sklearn.utils.multiclass import check_classification_targets
 
+from .._search.fitting import one_fit_at_a_time
+from .._utils.registry import register
+from .._utils.warn import warn
+from ..exceptions import NotOptimalWarning
+from ..preprocessing._binarizer import Binarizer
+from ..preprocessing._columns import category_codes, column_names
+from ..preprocessing._features import BinaryFeature
+from ._arrays import TREE_UNDEFINED, Tree
 from ._base import (
     FittedTree,
     LeafClassifier,
-    checked_sample_weight,
-    one_fit_at_a_time,
-    validate_training_data,
 )
-from ..preprocessing._binarizer import Binarizer
-from ._classifier import _check_no_missing_labels, _plain_labels
-from ..preprocessing._columns import category_codes, column_names
-from ..preprocessing._features import BinaryFeature
-from .._utils.registry import register
-from ._arrays import TREE_UNDEFINED, Tree
-from .._utils.warn import warn
-from ..exceptions import NotOptimalWarning
+from ._validation import checked_sample_weight, validate_classification
 
 __all__ = ["GreedyTreeClassifier"]
 
@@ -80,11 +77,7 @@ class TrainingColumns:
 def read_training_columns(estimator: BaseEstimator, X, y) -> TrainingColumns:
     """Checks ``X`` and ``y`` for a fit of ``estimator`` (recording its input columns) and
     reads them as typed columns."""
-    _check_no_missing_labels(y)
-    X, y = validate_training_data(estimator, X, y)
-    y = _plain_labels(y)
-    if y.dtype.kind not in "biuUS":  # ints, bools and strings are always class labels
-        check_classification_targets(y)
+    X, y = validate_classification(estimator, X, y)
     classes, labels = np.unique(y, return_inverse=True)
     reader = Binarizer(strategy="midpoints")
     numeric, categorical, kinds = reader._read(X, reset=True, validated=True)
@@ -225,7 +218,7 @@ class GreedyTreeClassifier(ClassifierMixin, LeafClassifier, FittedTree, BaseEsti
     Examples
     --------
     >>> from sklearn.datasets import load_iris
-    >>> from .. import GreedyTreeClassifier, export_text
+    >>> from odtree import GreedyTreeClassifier, export_text
     >>> X, y = load_iris(return_X_y=True)
     >>> model = GreedyTreeClassifier(criterion="entropy", max_depth=2).fit(X, y)
     >>> print(export_text(model), end="")

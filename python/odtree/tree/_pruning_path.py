@@ -17,12 +17,12 @@ from sklearn.utils import Bunch
 from .._utils.deadline import Deadline
 from .._utils.warn import warn
 from ..exceptions import NotOptimalWarning
+from ._refit import FoldRefitter
 
 
 def cost_complexity_path(estimator, X, y, sample_weight=None) -> Bunch:
     """The breakpoints of ``ccp_alpha`` for optimal trees of ``estimator``'s settings; see
     :meth:`OptimalTreeClassifier.cost_complexity_pruning_path`."""
-    from ..model_selection._tuning import _FoldRefitter
 
     if estimator.max_depth is None and estimator.max_leaf_nodes is None:
         raise ValueError("cost_complexity_pruning_path needs max_depth or max_leaf_nodes: "
@@ -37,7 +37,7 @@ def cost_complexity_path(estimator, X, y, sample_weight=None) -> Bunch:
         # every leaf budget on the same features: the grid (see odtree._search.exact.budget_binds)
         template.set_params(thresholds="quantile")
     # the least error within the limits
-    fold = _FoldRefitter(template, X, y, sample_weight, deadline=deadline)
+    fold = FoldRefitter(template, X, y, sample_weight, deadline=deadline)
     total = float(fold.weight.sum())
     least = fold.estimator.objective_
     least_leaves = fold.estimator.get_n_leaves()

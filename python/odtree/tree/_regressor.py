@@ -9,9 +9,9 @@ import numpy as np
 from sklearn.base import RegressorMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from ._arrays import Tree
 from ._base import SEARCH_CONSTRAINTS, OptimalTreeBase, node_losses
 from ._constraints import CONSTRAINT_PARAMETERS, checked_monotonic_cst
-from ._arrays import Tree
 
 
 class OptimalTreeRegressor(RegressorMixin, OptimalTreeBase):

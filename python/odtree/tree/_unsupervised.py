@@ -13,7 +13,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import _num_samples, check_is_fitted
 
 from ._base import SEARCH_CONSTRAINTS, OptimalTreeBase, node_losses, rows_per_node
-from ._classifier import _plain_labels
+from ._validation import plain_labels
 
 
 class _NoLabels(OptimalTreeBase):
@@ -440,7 +440,7 @@ callback
         if y is None:
             raise ValueError("fast_error_function needs the class labels y")
         X, y = self._validate_training_data(X, y)
-        y = _plain_labels(y)
+        y = plain_labels(y)
         weight = self._checked_weight(sample_weight, len(y))
         kept = np.flatnonzero(weight > 0)
         self.classes_, codes = np.unique(y, return_inverse=True)
