@@ -185,12 +185,12 @@ class DistinctTreeSelector(SelectorMixin, BaseEstimator):
         >>> selector.estimator_.used_features_
         array([2])
         """
-        from .. import _core  # the compiled search
+        from .._search import learners  # the compiled search
 
         start = time.perf_counter()
         data = read_training_columns(self, X, y)
         folds = self._folds(data.labels)
-        result = _core.backward_elimination(
+        result = learners.backward_elimination(
             *data.core_args(), folds, **self._tree_params(), method=self.method,
             time_limit=None if self.time_limit is None else float(self.time_limit))
         n_search = sum(len(search) for _, search in folds)

@@ -199,13 +199,13 @@ def distinct_trees(X, y, *, criterion="entropy", min_cases=2, max_depth=None, mi
     >>> distinct_trees(X, y, min_cases=1, count_only=True)
     4
     """
-    from .. import _core  # the compiled enumeration
+    from .._search import learners  # the compiled enumeration
 
     params = {"criterion": criterion, "min_cases": min_cases, "max_depth": max_depth,
               "min_gain": float(min_gain)}
     fitted_on = GreedyTreeClassifier(**params)
     data = read_training_columns(fitted_on, X, y)
-    search = _core.DistinctTreeSearch(*data.core_args(), **params, order=order,
+    search = learners.DistinctTreeSearch(*data.core_args(), **params, order=order,
                                       incremental=incremental)
     trees = DistinctTrees(search, data, params, fitted_on, time_limit)
     return trees.count() if count_only else trees

@@ -22,13 +22,13 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from .._utils.inputs import is_dataframe
 from ..tree._arrays import UNKNOWN
 from ._columns import (
     category_codes,
     column_kind,
     column_names,
-    is_dataframe,
-    is_missing,
+    missing_rows,
 )
 from ._features import BinaryFeature
 from ._thresholds import thresholds_of
@@ -324,7 +324,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
             if feature.kind == "category":
                 binary_X[:, i] = categorical[feature.column] == feature.value
             elif feature.kind == "missing":
-                binary_X[:, i] = (is_missing(categorical[feature.column])
+                binary_X[:, i] = (missing_rows(categorical[feature.column])
                                   if feature.column in categorical
                                   else np.isnan(numeric[:, feature.column]))
         return binary_X

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import sys
 from numbers import Real
 
 import numpy as np
+
+from .._utils.inputs import is_missing
 
 
 def category_codes(column, name) -> tuple[list, np.ndarray]:
@@ -31,12 +32,6 @@ def category_codes(column, name) -> tuple[list, np.ndarray]:
     return [categories[i] for i in order], rank[codes]
 
 
-def is_dataframe(X) -> bool:
-    """Whether ``X`` is a pandas DataFrame (without importing pandas when it is not loaded)."""
-    pandas = sys.modules.get("pandas")
-    return pandas is not None and isinstance(X, pandas.DataFrame)
-
-
 def column_names(binarizer) -> list[str]:
     """The names of the columns a fitted reader saw: ``feature_names_in_``, or x0, x1, ..."""
     names = getattr(binarizer, "feature_names_in_", None)
@@ -59,9 +54,9 @@ def column_kind(dtype, name) -> str:
                     "it to a number or to a category")
 
 
-def is_missing(column) -> np.ndarray:
-    """Where an object column read by ``Binarizer._read`` is missing (None there)."""
-    return np.array([value is None for value in column], dtype=bool)
+def missing_rows(column) -> np.ndarray:
+    """Where an object column read by ``Binarizer._read`` is missing."""
+    return np.array([is_missing(value) for value in column], dtype=bool)
 
 
 def category_value(value, name):

@@ -69,7 +69,7 @@ class TrainingColumns:
         return self.made[test]
 
     def core_args(self) -> tuple:
-        """The data arguments of ``_core.greedy_tree`` and its kin."""
+        """The data arguments of ``learners.greedy_tree`` and its kin."""
         return (self.numeric, self.codes, self.categorical_columns, self.labels,
                 len(self.classes))
 
@@ -286,14 +286,14 @@ class GreedyTreeClassifier(ClassifierMixin, LeafClassifier, FittedTree, BaseEsti
         >>> heavy.tree_.value[0, 0].tolist()  # weighted class counts at the root
         [2.0, 3.5]
         """
-        from .. import _core  # the compiled learner
+        from .._search import learners  # the compiled learner
 
         start = time.perf_counter()
         data = read_training_columns(self, X, y)
         weight = training_weight(data, sample_weight, self.class_weight)
         self.classes_ = data.classes
         total = len(data.labels) if weight is None else float(weight.sum())
-        result = _core.greedy_tree(
+        result = learners.greedy_tree(
             *data.core_args(), criterion=self.criterion, min_cases=self.min_cases,
             max_depth=self.max_depth, min_gain=float(self.min_gain), sample_weight=weight,
             min_leaf_weight=float(self.min_weight_fraction_leaf) * total,

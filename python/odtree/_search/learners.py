@@ -1,0 +1,8 @@
+"""The compiled learners besides the optimal search, as the core gives them: the greedy (C4.5)
+tree, and the enumeration of distinct trees with the backward elimination built on it."""
+
+from .. import _core
+
+greedy_tree = _core.greedy_tree
+DistinctTreeSearch = _core.DistinctTreeSearch
+backward_elimination = _core.backward_elimination
