@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from odtree.tree._export import export_text
-from odtree.tree._from_sklearn import _fitted_attributes, _float32_cut, from_sklearn
+from odtree.tree._from_sklearn import _float32_cut, from_sklearn
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 
@@ -22,7 +22,7 @@ def test_imported_tree_predicts_like_sklearn_on_random_data(seed):
     weight = rng.integers(1, 4, size=300)
     greedy = DecisionTreeClassifier(max_depth=int(rng.integers(1, 8)), random_state=seed)
     greedy.fit(X, y, sample_weight=weight)
-    attributes = _fitted_attributes(greedy, None)
+    attributes = vars(from_sklearn(greedy))
     X_test = np.vstack([X, rng.normal(size=(2000, 4)) * [1, 10, 1e-3, 1e4]])
     np.testing.assert_array_equal(predict(attributes, X_test), greedy.predict(X_test))
 
@@ -31,7 +31,7 @@ def test_inputs_at_the_float32_boundaries_go_where_sklearn_sends_them():
     rng = np.random.default_rng(1)
     X = rng.normal(size=(200, 2))
     greedy = DecisionTreeClassifier(max_depth=4, random_state=0).fit(X, X[:, 0] + X[:, 1] > 0)
-    attributes = _fitted_attributes(greedy, None)
+    attributes = vars(from_sklearn(greedy))
     near = []
     for feature in attributes["binary_features_"]:
         for x in (feature.value, np.nextafter(feature.value, np.inf),
@@ -55,7 +55,7 @@ def test_children_swap_and_features_are_the_distinct_sorted_splits():
     X = np.array([[0.0, 5.0], [1.0, 5.0], [2.0, 6.0], [3.0, 7.0]])
     greedy = DecisionTreeClassifier(random_state=0).fit(X, [0, 0, 1, 0])
     source = greedy.tree_
-    attributes = _fitted_attributes(greedy, ["age", "size"])
+    attributes = vars(from_sklearn(greedy, feature_names=["age", "size"]))
     tree = attributes["tree_"]
     np.testing.assert_array_equal(tree.children_right, source.children_left)
     np.testing.assert_array_equal(tree.children_left, source.children_right)
@@ -74,7 +74,7 @@ def test_objective_is_the_weighted_training_error_of_the_leaves():
     X, y = rng.normal(size=(200, 3)), rng.integers(0, 2, size=200)
     weight = rng.uniform(0.5, 2, size=200)
     greedy = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y, sample_weight=weight)
-    attributes = _fitted_attributes(greedy, None)
+    attributes = vars(from_sklearn(greedy))
     wrong = greedy.predict(X) != y
     assert attributes["objective_"] == pytest.approx(weight[wrong].sum())
     assert (attributes["status_"], attributes["optimal_"]) == ("heuristic", False)
@@ -83,18 +83,18 @@ def test_objective_is_the_weighted_training_error_of_the_leaves():
 def test_feature_names_come_from_the_dataframe():
     frame = pd.DataFrame({"height": [1.0, 2.0, 3.0, 4.0], "weight": [3.0, 1.0, 4.0, 1.0]})
     greedy = DecisionTreeClassifier(random_state=0).fit(frame, [0, 0, 1, 1])
-    attributes = _fitted_attributes(greedy, None)
+    attributes = vars(from_sklearn(greedy))
     assert attributes["feature_names_in_"].tolist() == ["height", "weight"]
     assert attributes["binary_features_"][0].name == "height <= 2.5"
     np.testing.assert_array_equal(predict(attributes, frame), greedy.predict(frame))
-    shown = _fitted_attributes(greedy, ["H", "W"])
+    shown = vars(from_sklearn(greedy, feature_names=["H", "W"]))
     assert shown["binary_features_"][0].name == "H <= 2.5"
     assert shown["feature_names_in_"].tolist() == ["height", "weight"]  # still checks X
 
 
 def test_single_leaf_tree():
     greedy = DecisionTreeClassifier().fit(np.zeros((5, 2)), [1, 1, 1, 1, 2])
-    attributes = _fitted_attributes(greedy, None)
+    attributes = vars(from_sklearn(greedy))
     assert attributes["binary_features_"] == [] and attributes["tree_"].node_count == 1
     assert attributes["objective_"] == 1.0
     assert predict(attributes, np.ones((3, 2))).tolist() == [1, 1, 1]
@@ -107,7 +107,7 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="single-output"):
         from_sklearn(DecisionTreeClassifier().fit(X, np.c_[y, y]))
     with pytest.raises(ValueError, match="feature_names has 3 names"):
-        _fitted_attributes(DecisionTreeClassifier().fit(X, y), ["a", "b", "c"])
+        from_sklearn(DecisionTreeClassifier().fit(X, y), feature_names=["a", "b", "c"])
 
 
 def greedy_and_imported(seed=5):

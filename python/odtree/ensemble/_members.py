@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import numpy as np
 from sklearn.base import clone
 
 from ..tree._classifier import OptimalTreeClassifier
+from ..tree._fitted import fitted_classifier
 
 
 class Iteration(NamedTuple):
@@ -31,17 +31,5 @@ def member_tree(forest, template, tree, node_classes, **results) -> OptimalTreeC
     """A tree of ``forest`` as a fitted :class:`OptimalTreeClassifier` on the forest's input:
     a clone of ``template`` with the tree, its classes and its fit ``results`` (``objective``,
     ``lower_bound``, ``status``, ``fit_time``, cache figures) as attributes."""
-    member = clone(template)
-    member.tree_, member.node_classes_ = tree, np.asarray(node_classes, dtype=np.int64)
-    member.classes_ = forest.classes_
-    member.class_ranking_ = np.arange(len(forest.classes_))
-    member.n_features_in_ = forest.n_features_in_
-    if hasattr(forest, "feature_names_in_"):
-        member.feature_names_in_ = forest.feature_names_in_
-    member.binarizer_ = forest.binarizer_
-    member.binary_features_ = forest.binary_features_
-    member.binary_feature_names_ = forest.binary_feature_names_
-    for name, value in results.items():
-        setattr(member, name + "_", value)
-    member.optimal_ = member.status_ == "optimal"
-    return member
+    return fitted_classifier(clone(template), tree=tree, classes=forest.classes_,
+                             binarizer=forest.binarizer_, node_classes=node_classes, **results)

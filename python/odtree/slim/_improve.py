@@ -18,6 +18,7 @@ from .._search.fitting import one_fit_at_a_time
 from ..preprocessing._binarizer import Binarizer
 from ..tree._base import binarize_input
 from ..tree._classifier import OptimalTreeClassifier
+from ..tree._fitted import fitted_classifier
 from ._slimmer import SAMPLE_LIMITS, Slimmer
 from ._tree import SlimTree
 
@@ -179,22 +180,12 @@ def _result(source, universe, binary, slimmer, y_codes, seconds) -> OptimalTreeC
     data = universe.to_dict()
     data["features"] = [data["features"][j] for j in used]
     binarizer = Binarizer.from_dict(data)
-    model = OptimalTreeClassifier(max_depth=tree.max_depth)
-    model.tree_, model.node_classes_ = tree, node_classes
-    model.classes_ = source.classes_
-    model.class_ranking_ = np.arange(len(source.classes_))
+    model = fitted_classifier(OptimalTreeClassifier(max_depth=tree.max_depth), tree=tree,
+                              classes=source.classes_, binarizer=binarizer,
+                              node_classes=node_classes, fit_time=seconds)
     model.n_features_in_ = source.n_features_in_
     if hasattr(source, "feature_names_in_"):
         model.feature_names_in_ = source.feature_names_in_
-    model.binarizer_ = binarizer
-    model.binary_features_ = list(binarizer.features_)
-    model.binary_feature_names_ = np.array([f.name for f in binarizer.features_], dtype=object)
-    leaves = tree.is_leaf_mask()
-    sums = tree.value[leaves, 0, :]
-    model.objective_ = float(sums.sum() - sums[np.arange(len(sums)),
-                                                node_classes[leaves]].sum())
-    model.lower_bound_, model.optimal_, model.status_ = 0.0, False, "heuristic"
-    model.fit_time_, model.n_cache_entries_ = seconds, 0
     model.original_depth_ = slimmer.depth_log[0][1]
     model.depth_lower_bound_ = slimmer.least_depth
     model.depth_log_ = np.array(slimmer.depth_log)

@@ -10,6 +10,7 @@ from ..preprocessing._binarizer import Binarizer
 from ..preprocessing._features import BinaryFeature
 from ._arrays import TREE_LEAF, TREE_UNDEFINED, Tree
 from ._classifier import OptimalTreeClassifier
+from ._fitted import fitted_classifier
 
 __all__ = ["from_sklearn"]
 
@@ -71,14 +72,6 @@ def from_sklearn(decision_tree, *, feature_names=None):
     if decision_tree.n_outputs_ != 1:
         raise ValueError(f"from_sklearn needs a single-output tree; this one has "
                          f"{decision_tree.n_outputs_} outputs")
-    model = OptimalTreeClassifier(max_depth=int(decision_tree.get_depth()))
-    for name, value in _fitted_attributes(decision_tree, feature_names).items():
-        setattr(model, name, value)
-    return model
-
-
-def _fitted_attributes(decision_tree, feature_names) -> dict:
-    """The fitted attributes of an odtree classifier equivalent to ``decision_tree``."""
     n_features = decision_tree.n_features_in_
     names_in = getattr(decision_tree, "feature_names_in_", None)
     if feature_names is None:
@@ -111,34 +104,18 @@ def _fitted_attributes(decision_tree, feature_names) -> dict:
         weighted_n_node_samples=source.weighted_n_node_samples,
     )
     tree.validate(len(features))
-    leaves = tree.is_leaf_mask()
-    leaf_sums = class_sums[leaves, 0, :]
-    attributes = {
-        "tree_": tree,
-        "classes_": decision_tree.classes_.copy(),
-        "class_ranking_": np.arange(len(decision_tree.classes_)),  # sklearn: first class on ties
-        "node_classes_": np.argmax(class_sums[:, 0, :], axis=1),
-        "n_features_in_": n_features,
-        "binarizer_": Binarizer.from_dict({
-            "params": {"strategy": "tree", "n_thresholds": max(1, len(features)),
-                       "max_categories": None},
-            "n_features_in": n_features,
-            "feature_names_in": None if names_in is None else [str(n) for n in names_in],
-            "column_kinds": ["numeric"] * n_features,
-            "features": [f.to_dict() for f in features],
-        }),
-        "binary_features_": features,
-        "binary_feature_names_": np.array([f.name for f in features], dtype=object),
-        "objective_": float((leaf_sums.sum(axis=1) - leaf_sums.max(axis=1)).sum()),
-        "lower_bound_": 0.0,
-        "optimal_": False,
-        "status_": "heuristic",
-        "fit_time_": 0.0,
-        "n_cache_entries_": 0,
-    }
-    if names_in is not None:
-        attributes["feature_names_in_"] = names_in.copy()
-    return attributes
+    binarizer = Binarizer.from_dict({
+        "params": {"strategy": "tree", "n_thresholds": max(1, len(features)),
+                   "max_categories": None},
+        "n_features_in": n_features,
+        "feature_names_in": None if names_in is None else [str(n) for n in names_in],
+        "column_kinds": ["numeric"] * n_features,
+        "features": [f.to_dict() for f in features],
+    })
+    # sklearn's tree predicts the first of tied classes, as the default node classes do
+    return fitted_classifier(OptimalTreeClassifier(max_depth=int(decision_tree.get_depth())),
+                             tree=tree, classes=decision_tree.classes_.copy(),
+                             binarizer=binarizer)
 
 
 def _float32_cut(threshold: float) -> float:

@@ -24,6 +24,7 @@ from ._base import (
     FittedTree,
     LeafClassifier,
 )
+from ._fitted import fitted_classifier
 from ._validation import checked_sample_weight, validate_classification
 
 __all__ = ["GreedyTreeClassifier"]
@@ -314,12 +315,10 @@ class GreedyTreeClassifier(ClassifierMixin, LeafClassifier, FittedTree, BaseEsti
         """The fitted classifier of ``params`` whose tree is the core's ``result`` on
         ``data``, with the input columns (number and names) recorded on ``fitted_on``."""
         model = cls(**params)
+        model._set_tree(result, data)
         model.n_features_in_ = fitted_on.n_features_in_
         if hasattr(fitted_on, "feature_names_in_"):
             model.feature_names_in_ = fitted_on.feature_names_in_
-        model.classes_ = data.classes
-        model._set_tree(result, data)
-        model.fit_time_ = 0.0
         return model
 
     def _set_tree(self, result: dict, data: TrainingColumns) -> None:
@@ -339,7 +338,7 @@ class GreedyTreeClassifier(ClassifierMixin, LeafClassifier, FittedTree, BaseEsti
         made = [data.feature(column, key) for column, key in tests]
         features = [feature for feature, _ in made]
         counts = result["class_weights"]
-        self.tree_ = Tree(
+        tree = Tree(
             children_left=result["children_false"],  # test fails: binary feature = 0
             children_right=result["children_true"],
             feature=[index[test_of[node]] if node in test_of else TREE_UNDEFINED
@@ -349,19 +348,14 @@ class GreedyTreeClassifier(ClassifierMixin, LeafClassifier, FittedTree, BaseEsti
             weighted_n_node_samples=result["weighted_n_node_samples"],
         )
         named = getattr(reader, "feature_names_in_", None) is not None
-        self.binarizer_ = Binarizer(**reader.get_params())._fitted_with(
+        binarizer = Binarizer(**reader.get_params())._fitted_with(
             list(kinds), list(names) if named else None, features)
-        self.binary_features_ = features
-        self.binary_feature_names_ = np.array([name for _, name in made], dtype=object)
-        self.used_features_ = result["used_features"]
-        self.class_ranking_ = np.arange(len(self.classes_))
-        self.node_classes_ = result["label"]
-        leaves = self.tree_.is_leaf_mask()
-        self.objective_ = float((counts[leaves].sum(axis=1) - counts[leaves].max(axis=1)).sum())
-        self.lower_bound_ = 0.0
-        self.optimal_ = False
-        self.status_ = "heuristic"
-        self.n_cache_entries_ = 0
+        leaves = tree.is_leaf_mask()
+        fitted_classifier(
+            self, tree=tree, classes=data.classes, binarizer=binarizer,
+            node_classes=result["label"], binary_feature_names=[name for _, name in made],
+            objective=float((counts[leaves].sum(axis=1) - counts[leaves].max(axis=1)).sum()),
+            used_features=result["used_features"])
 
 
 register(GreedyTreeClassifier)
