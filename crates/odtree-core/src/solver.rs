@@ -2,18 +2,17 @@
 
 use crate::budget::{Budget, Stop};
 use crate::cache::{CacheReport, DatasetIndex, PathIndex, TrieIndex};
-use crate::cover::Cover;
 use crate::data::Dataset;
 use crate::error::OdtError;
 use crate::error::Result;
 use crate::objective::{
-    check_targets, ByRows, CentroidDistance, CostMatrix, Misclassification, Objective, Penalised,
-    Pinball, QuantileLane, QuantileSet, SquaredError,
+    check_targets, ByRows, CentroidDistance, CostMatrix, Metric, Misclassification, Objective,
+    Pinball, SquaredError,
 };
-use crate::search::{
-    CacheKind, Cost, Engine, Greedy, Lexicographic, Metric, Pareto, Quantiles, SearchConfig,
-    SearchOutcome,
+use crate::search::drivers::{
+    CartDriver, Driver, ExactDriver, Inputs, ParetoDriver, QuantilesDriver,
 };
+use crate::search::{CacheKind, SearchConfig, SearchOutcome};
 use crate::stats::Weights;
 use crate::task::Task;
 use crate::tree::Tree;
@@ -122,8 +121,8 @@ impl Solver {
         weights: Option<&[f64]>,
         budget: Budget,
     ) -> Result<Solution> {
-        self.solve_objective(config, weights, budget, |_, weights| {
-            Ok(self.misclassification(weights))
+        self.solve_objective(config, weights, budget, |data, weights| {
+            Ok(Misclassification::for_data(data, weights))
         })
     }
 
@@ -137,34 +136,7 @@ impl Solver {
         weights: Option<&[f64]>,
         budget: Budget,
     ) -> Result<Solution> {
-        config.validate()?;
-        if config.is_monotonic() {
-            return Err(OdtError::InvalidParameter(
-                "the greedy tree takes no monotonic constraints".into(),
-            ));
-        }
-        let start = Instant::now();
-        let weights = Weights::new(weights, self.data.n_rows())?;
-        let objective = Penalised::new(self.misclassification(&weights), config.leaf_penalty);
-        let greedy =
-            Greedy::<TrieIndex, _, f64>::new(&self.data, &weights, &objective, config, budget);
-        let (mut tree, budget) = greedy.run();
-        tree.map_features(|f| self.features[f as usize]);
-        let mut solution = Self::finish(
-            SearchOutcome {
-                lower_bound: 0.0,
-                infeasible: false,
-                cache: CacheReport::default(),
-                stopped: budget.stopped(),
-                progress: Vec::new(),
-                tree,
-            },
-            start,
-        );
-        if solution.status == Status::Optimal {
-            solution.status = Status::Greedy;
-        }
-        Ok(solution)
+        self.run(CartDriver, config, weights, budget).map(only)
     }
 
     /// Solves for the built-in objective `task`: one solution, or one per quantile for
@@ -226,25 +198,8 @@ impl Solver {
         budget: Budget,
         make: impl FnOnce(&Dataset, &Weights) -> Result<O>,
     ) -> Result<Solution> {
-        config.validate()?;
-        let start = Instant::now();
-        let weights = Weights::new(weights, self.data.n_rows())?;
-        let objective = Penalised::new(make(&self.data, &weights)?, config.leaf_penalty);
-        self.check_costs(&objective, &weights)?;
-        let monotonic;
-        let (data, features, config) = if config.is_monotonic() {
-            monotonic = self.monotonic_search(config, &objective)?;
-            (&monotonic.0, &monotonic.1, &monotonic.2)
-        } else {
-            (&self.data, &self.features, config)
-        };
-        let mut outcome = if config.lexicographic {
-            Self::search_with::<Lexicographic, _>(data, &weights, &objective, config, budget)
-        } else {
-            Self::search_with::<f64, _>(data, &weights, &objective, config, budget)
-        };
-        outcome.tree.map_features(|f| features[f as usize]);
-        Ok(Self::finish(outcome, start))
+        self.run(ExactDriver::new(make), config, weights, budget)
+            .map(only)
     }
 
     /// One optimal tree per quantile of `quantiles`, each in (0, 1), for the pinball loss of
@@ -258,49 +213,8 @@ impl Solver {
         targets: &[f64],
         quantiles: &[f64],
     ) -> Result<Vec<Solution>> {
-        config.validate()?;
-        let invalid = |what: &str| Err(OdtError::InvalidParameter(what.into()));
-        if quantiles.is_empty() || quantiles.iter().any(|q| !(*q > 0.0 && *q < 1.0)) {
-            return invalid("quantiles must be in (0, 1), at least one");
-        }
-        if quantiles.len() > u32::MAX as usize {
-            return invalid("too many quantiles");
-        }
-        check_targets(targets, self.data.n_rows())?;
-        if config.lexicographic {
-            return invalid("several quantiles are solved without the lexicographic order");
-        }
-        if config.is_monotonic() {
-            return invalid("quantile trees take no monotonic constraints");
-        }
-        let start = Instant::now();
-        let weights = Weights::new(weights, self.data.n_rows())?;
-        let set = QuantileSet::new(targets, quantiles);
-        let lanes: Vec<QuantileLane> = (0..quantiles.len())
-            .map(|lane| QuantileLane::new(&set, lane, config.leaf_penalty))
-            .collect();
-        for lane in &lanes {
-            self.check_costs(lane, &weights)?;
-        }
-        let (data, first) = (&self.data, &lanes[0]);
-        let outcomes = match config.cache {
-            CacheKind::Trie => {
-                Quantiles::<TrieIndex>::new(data, &weights, &set, first, config, budget).run()
-            }
-            CacheKind::Hash => {
-                Quantiles::<PathIndex>::new(data, &weights, &set, first, config, budget).run()
-            }
-            CacheKind::Dataset => {
-                Quantiles::<DatasetIndex>::new(data, &weights, &set, first, config, budget).run()
-            }
-        };
-        Ok(outcomes
-            .into_iter()
-            .map(|mut outcome| {
-                outcome.tree.map_features(|f| self.features[f as usize]);
-                Self::finish(outcome, start)
-            })
-            .collect())
+        let driver = QuantilesDriver { targets, quantiles };
+        self.run(driver, config, weights, budget)
     }
 
     /// The tree of greatest `metric` (F1-score, balanced accuracy) for two classes, class 1
@@ -314,48 +228,52 @@ impl Solver {
         weights: Option<&[f64]>,
         budget: Budget,
     ) -> Result<Solution> {
+        self.run(ParetoDriver { metric }, config, weights, budget)
+            .map(only)
+    }
+
+    /// Runs `driver` under `config` and `budget`, the rows weighted by `weights` (one per row
+    /// by default; rows of weight zero are ignored entirely): the one prologue (the settings
+    /// checked, the weights read, the objectives built, the data oriented for monotonicity
+    /// constraints), the one dispatch on the cache kind, and the one report of every driver's
+    /// outcomes as solutions, in order.
+    fn run<D: Driver>(
+        &self,
+        mut driver: D,
+        config: &SearchConfig,
+        weights: Option<&[f64]>,
+        budget: Budget,
+    ) -> Result<Vec<Solution>> {
         config.validate()?;
-        let invalid = |what: &str| Err(OdtError::InvalidParameter(what.into()));
-        if self.data.n_classes() != 2 {
-            return invalid("F1-score and balanced accuracy need exactly two classes");
-        }
-        if config.leaf_penalty != 0.0 || config.lexicographic || config.upper_bound.is_finite() {
-            return invalid(
-                "F1-score and balanced accuracy take no leaf penalty (ccp_alpha), \
-                 lexicographic order or upper bound",
-            );
-        }
-        if config.is_monotonic() {
-            return invalid("F1-score and balanced accuracy take no monotonic constraints");
-        }
+        driver.check(&self.data, config)?;
         let start = Instant::now();
         let weights = Weights::new(weights, self.data.n_rows())?;
-        let objective = self.misclassification(&weights);
-        let mut outcome = Pareto::new(&self.data, &weights, &objective, config, budget).run(metric);
-        outcome.tree.map_features(|f| self.features[f as usize]);
-        let loss = 1.0 - outcome.value;
-        let mut solution = Self::finish(
-            SearchOutcome {
-                lower_bound: if outcome.stopped.is_some() { 0.0 } else { loss },
-                infeasible: false,
-                cache: CacheReport {
-                    entries: outcome.cache_entries,
-                    peak_entries: outcome.cache_entries,
-                    created: outcome.cache_entries,
-                    ..CacheReport::default()
-                },
-                stopped: outcome.stopped,
-                progress: Vec::new(),
-                tree: outcome.tree,
-            },
-            start,
-        );
-        solution.objective = loss;
-        if let Some(last) = solution.progress.last_mut() {
-            last[1] = loss;
-        }
-        solution.front = outcome.front;
-        Ok(solution)
+        let objectives = driver.objectives(&self.data, &weights, config)?;
+        let monotonic;
+        let (data, features, config) = if config.is_monotonic() {
+            monotonic = self.monotonic_search(config, || D::forces_leaves(&objectives))?;
+            (&monotonic.0, &monotonic.1, &monotonic.2)
+        } else {
+            (&self.data, &self.features, config)
+        };
+        let inputs = Inputs {
+            data,
+            weights: &weights,
+            config,
+            budget,
+        };
+        let outcomes = match config.cache {
+            CacheKind::Trie => driver.search::<TrieIndex>(&objectives, inputs),
+            CacheKind::Hash => driver.search::<PathIndex>(&objectives, inputs),
+            CacheKind::Dataset => driver.search::<DatasetIndex>(&objectives, inputs),
+        };
+        Ok(outcomes
+            .into_iter()
+            .map(|mut outcome| {
+                outcome.tree.map_features(|f| features[f as usize]);
+                Self::finish(outcome, start, D::PROVES)
+            })
+            .collect())
     }
 
     /// The data, the input column of each of its features, and `config` for a search under
@@ -363,10 +281,11 @@ impl Solver {
     /// rows alike are one feature only when their constraints agree too (oriented alike): a
     /// split one column forbids may be one another column allows, and the tree must then
     /// name that column.
-    fn monotonic_search<O: Objective>(
+    /// `forces_leaves` tells whether the objective can force a leaf to predict a class.
+    fn monotonic_search(
         &self,
         config: &SearchConfig,
-        objective: &O,
+        forces_leaves: impl FnOnce() -> bool,
     ) -> Result<(Dataset, Vec<u32>, SearchConfig)> {
         let invalid = |what: String| Err(OdtError::InvalidParameter(what));
         if config.monotonic.len() != self.n_input_features {
@@ -384,10 +303,7 @@ impl Solver {
             };
             return Ok((self.data.clone(), self.features.clone(), config));
         }
-        let restricted = (self.data.n_classes() == 2)
-            .then(|| objective.forced_leaf(&[1.0, 1.0], 0))
-            .flatten()
-            .is_some();
+        let restricted = self.data.n_classes() == 2 && forces_leaves();
         if !restricted {
             return invalid(
                 "monotonic constraints need two classes and the misclassification objective".into(),
@@ -415,76 +331,34 @@ impl Solver {
         Ok((self.data.with_oriented(&oriented), columns, config))
     }
 
-    /// Weighted misclassification, its ties broken by the classes' total weights.
-    fn misclassification(&self, weights: &Weights) -> Misclassification {
-        let mut class_totals = vec![0.0; self.data.n_classes()];
-        for (row, &label) in self.data.labels().iter().enumerate() {
-            class_totals[label as usize] += weights.of(row);
-        }
-        Misclassification::new(&class_totals)
-    }
-
-    /// Refuses an objective whose costs overflow: every sum of costs the search makes stays
-    /// within twice the scale of the root's (two children's costs, or a cost and a bound),
-    /// which must therefore be finite with room to spare.
-    fn check_costs<O: Objective>(&self, objective: &O, weights: &Weights) -> Result<()> {
-        let statistics = objective.statistics(&self.data, weights);
-        let mut root = vec![0.0; statistics.len()];
-        statistics.count(&Cover::new(weights.support()), None, &mut root);
-        let scale = objective.cost_scale(&root).max(objective.leaf_cost(&root));
-        if (2.0 * scale).is_finite() {
-            Ok(())
-        } else {
-            Err(OdtError::InvalidData(format!(
-                "the costs overflow a 64-bit float (the root's scale is {scale:e}): divide the \
-                 cost matrix, weights, targets or points by a constant, which does not change \
-                 the tree"
-            )))
-        }
-    }
-
-    /// Runs the engine with the cache kind of `config`, minimising costs of type `C`.
-    fn search_with<C: Cost, O: Objective>(
-        data: &Dataset,
-        weights: &Weights,
-        objective: &O,
-        config: &SearchConfig,
-        budget: Budget,
-    ) -> SearchOutcome {
-        match config.cache {
-            CacheKind::Trie => {
-                Engine::<TrieIndex, O, C>::new(data, weights, objective, config, budget).run()
-            }
-            CacheKind::Hash => {
-                Engine::<PathIndex, O, C>::new(data, weights, objective, config, budget).run()
-            }
-            CacheKind::Dataset => {
-                Engine::<DatasetIndex, O, C>::new(data, weights, objective, config, budget).run()
-            }
-        }
-    }
-
-    fn finish(outcome: SearchOutcome, start: Instant) -> Solution {
+    /// The solution of a driver's `outcome`, its search started at `start`; `proves`: whether
+    /// the driver proves its trees optimal when it runs to its end.
+    fn finish(outcome: SearchOutcome, start: Instant, proves: bool) -> Solution {
         let status = match (outcome.stopped, outcome.infeasible) {
             (Some(Stop::TimeLimit), _) => Status::TimeLimit,
             (Some(Stop::Interrupted), _) => Status::Interrupted,
             (Some(Stop::MemoryLimit), _) => Status::MemoryLimit,
             (None, true) => Status::Infeasible,
-            (None, false) => Status::Optimal,
+            (None, false) if proves => Status::Optimal,
+            (None, false) => Status::Greedy,
         };
         let seconds = start.elapsed().as_secs_f64();
-        let objective = outcome.tree.cost();
         let mut progress = outcome.progress;
-        progress.push([seconds, objective, outcome.lower_bound]);
+        progress.push([seconds, outcome.objective, outcome.lower_bound]);
         Solution {
-            objective,
+            objective: outcome.objective,
             tree: outcome.tree,
             lower_bound: outcome.lower_bound,
             status,
             cache: outcome.cache,
             seconds,
             progress,
-            front: Vec::new(),
+            front: outcome.front,
         }
     }
+}
+
+/// The one solution of a driver that serves one objective.
+fn only(mut solutions: Vec<Solution>) -> Solution {
+    solutions.swap_remove(0)
 }

@@ -97,7 +97,7 @@ mod tests {
     use super::BTreeIndex;
     use crate::objective::Misclassification;
     use crate::oracle::instances;
-    use crate::search::Engine;
+    use crate::search::drivers::exact::Engine;
     use crate::stats::Weights;
     use crate::{Budget, Dataset, MemoryLimits, SearchConfig, Solver};
     use proptest::prelude::*;

@@ -25,6 +25,16 @@ impl Misclassification {
         }
         Self { preference }
     }
+
+    /// Weighted misclassification of `data`'s labels under `weights`, its ties broken by the
+    /// classes' total weights.
+    pub fn for_data(data: &Dataset, weights: &Weights) -> Self {
+        let mut class_totals = vec![0.0; data.n_classes()];
+        for (row, &label) in data.labels().iter().enumerate() {
+            class_totals[label as usize] += weights.of(row);
+        }
+        Self::new(&class_totals)
+    }
 }
 
 impl Objective for Misclassification {

@@ -19,6 +19,5 @@ pub(crate) mod memory;
 pub use crate::objective::Metric;
 pub use crate::subproblem::{Cost, Lexicographic};
 pub use config::{Branching, CacheKind, ChildOrder, MemoryLimits, SearchConfig};
-pub(crate) use drivers::{Engine, Greedy, Quantiles};
 pub use drivers::{Pareto, ParetoOutcome, SearchOutcome};
 pub use kernel::order::{gini_gain, information_gain};

@@ -4,10 +4,12 @@
 //! everything it does, it asks of the kernel (the cursor, the candidate splits with their
 //! children's statistics, the leaf costs, tree building and the budget).
 
+use super::{Driver, Inputs, SearchOutcome};
 use crate::budget::Budget;
-use crate::cache::KeyIndex;
+use crate::cache::{CacheReport, KeyIndex, TrieIndex};
 use crate::data::{item, Dataset};
-use crate::objective::Objective;
+use crate::error::{OdtError, Result};
+use crate::objective::{Misclassification, Objective, Penalised};
 use crate::search::kernel::order::gini_gain;
 use crate::search::kernel::Kernel;
 use crate::search::SearchConfig;
@@ -15,8 +17,64 @@ use crate::stats::Weights;
 use crate::subproblem::Cost;
 use crate::tree::{Tree, TreeBuilder};
 
+/// The driver of the CART-style tree for weighted misclassification plus the leaf penalty,
+/// under the depth and minimum leaf size of the settings. Fast, and proves nothing: its lower
+/// bound is 0, and the solver reports its tree as a heuristic one.
+pub(crate) struct CartDriver;
+
+impl Driver for CartDriver {
+    type Objectives = Penalised<Misclassification>;
+
+    const PROVES: bool = false;
+
+    fn check(&self, _data: &Dataset, config: &SearchConfig) -> Result<()> {
+        if config.is_monotonic() {
+            return Err(OdtError::InvalidParameter(
+                "the greedy tree takes no monotonic constraints".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    fn objectives(
+        &mut self,
+        data: &Dataset,
+        weights: &Weights,
+        config: &SearchConfig,
+    ) -> Result<Self::Objectives> {
+        let objective = Misclassification::for_data(data, weights);
+        Ok(Penalised::new(objective, config.leaf_penalty))
+    }
+
+    /// Caches nothing: the key index is not used.
+    fn search<I: KeyIndex>(
+        &self,
+        objective: &Self::Objectives,
+        inputs: Inputs<'_>,
+    ) -> Vec<SearchOutcome> {
+        let Inputs {
+            data,
+            weights,
+            config,
+            budget,
+        } = inputs;
+        let cart = Greedy::<TrieIndex, _, f64>::new(data, weights, objective, config, budget);
+        let (tree, budget) = cart.run();
+        vec![SearchOutcome {
+            objective: tree.cost(),
+            tree,
+            lower_bound: 0.0,
+            infeasible: false,
+            cache: CacheReport::default(),
+            stopped: budget.stopped(),
+            progress: Vec::new(),
+            front: Vec::new(),
+        }]
+    }
+}
+
 /// The greedy driver over a kernel.
-pub(crate) struct Greedy<'a, I: KeyIndex, O: Objective, C: Cost> {
+struct Greedy<'a, I: KeyIndex, O: Objective, C: Cost> {
     kernel: Kernel<'a, I, O, C>,
 }
 

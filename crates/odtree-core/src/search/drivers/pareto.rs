@@ -13,9 +13,11 @@
 //! runs out, the features not yet tried are skipped: every front is then made of real trees,
 //! only perhaps not all the best ones.
 
+use super::{Driver, Inputs, SearchOutcome};
 use crate::budget::{Budget, Stop};
-use crate::cache::TrieIndex;
+use crate::cache::{CacheReport, KeyIndex, TrieIndex};
 use crate::data::{item, Dataset};
+use crate::error::{OdtError, Result};
 use crate::objective::{Metric, Misclassification};
 use crate::search::kernel::Kernel;
 use crate::search::SearchConfig;
@@ -27,6 +29,75 @@ use std::time::Instant;
 
 /// The class index of the positive class; class 0 is the negative one.
 const POSITIVE: usize = 1;
+
+/// The driver of the tree of greatest `metric` for two classes, class 1 positive, through
+/// the Pareto fronts of every subproblem. Its outcome's objective is the metric's loss,
+/// 1 − metric, and its front is the root's.
+pub(crate) struct ParetoDriver {
+    /// The metric to maximise.
+    pub metric: Metric,
+}
+
+impl Driver for ParetoDriver {
+    type Objectives = Misclassification;
+
+    fn check(&self, data: &Dataset, config: &SearchConfig) -> Result<()> {
+        let invalid = |what: &str| Err(OdtError::InvalidParameter(what.into()));
+        if data.n_classes() != 2 {
+            return invalid("F1-score and balanced accuracy need exactly two classes");
+        }
+        if config.leaf_penalty != 0.0 || config.lexicographic || config.upper_bound.is_finite() {
+            return invalid(
+                "F1-score and balanced accuracy take no leaf penalty (ccp_alpha), \
+                 lexicographic order or upper bound",
+            );
+        }
+        if config.is_monotonic() {
+            return invalid("F1-score and balanced accuracy take no monotonic constraints");
+        }
+        Ok(())
+    }
+
+    fn objectives(
+        &mut self,
+        data: &Dataset,
+        weights: &Weights,
+        _config: &SearchConfig,
+    ) -> Result<Misclassification> {
+        Ok(Misclassification::for_data(data, weights))
+    }
+
+    /// Keeps its fronts in a store of its own, keyed by rows: the key index is not used.
+    fn search<I: KeyIndex>(
+        &self,
+        objective: &Misclassification,
+        inputs: Inputs<'_>,
+    ) -> Vec<SearchOutcome> {
+        let Inputs {
+            data,
+            weights,
+            config,
+            budget,
+        } = inputs;
+        let outcome = Pareto::new(data, weights, objective, config, budget).run(self.metric);
+        let loss = 1.0 - outcome.value;
+        vec![SearchOutcome {
+            tree: outcome.tree,
+            objective: loss,
+            lower_bound: if outcome.stopped.is_some() { 0.0 } else { loss },
+            infeasible: false,
+            cache: CacheReport {
+                entries: outcome.cache_entries,
+                peak_entries: outcome.cache_entries,
+                created: outcome.cache_entries,
+                ..CacheReport::default()
+            },
+            stopped: outcome.stopped,
+            progress: Vec::new(),
+            front: outcome.front,
+        }]
+    }
+}
 
 /// How a point of a front was made.
 #[derive(Clone, Copy, Debug)]

@@ -11,11 +11,12 @@
 //! it is trying, each lane's best trees), and after the search it solves again the parts of the
 //! best trees that were wiped anyway.
 
-use super::{proven_bound, SearchOutcome};
+use super::{check_costs, proven_bound, Driver, Inputs, SearchOutcome};
 use crate::budget::Budget;
 use crate::cache::{Handle, KeyIndex};
 use crate::data::{item, Dataset, Item};
-use crate::objective::{QuantileLane, QuantileSet};
+use crate::error::{OdtError, Result};
+use crate::objective::{check_targets, QuantileLane, QuantileSet};
 use crate::search::kernel::depth2::ranked::{self, Ranked};
 use crate::search::kernel::{Kernel, Level, Outcome};
 use crate::search::memory::{self, Reach, Resolve, Spared, REPAIR_ROUNDS};
@@ -24,6 +25,68 @@ use crate::stats::Weights;
 use crate::subproblem::{Decision, Limits};
 use crate::tree::TreeBuilder;
 use std::ops::{Deref, DerefMut};
+
+/// The driver of one tree per quantile of `quantiles`, each in (0, 1), for the pinball loss
+/// of `targets`, under the same limits as a search of one quantile (but for the
+/// lexicographic order).
+pub(crate) struct QuantilesDriver<'t> {
+    /// One target per row.
+    pub targets: &'t [f64],
+    /// The quantiles, one lane each, in order.
+    pub quantiles: &'t [f64],
+}
+
+impl Driver for QuantilesDriver<'_> {
+    type Objectives = QuantileSet;
+
+    fn check(&self, data: &Dataset, config: &SearchConfig) -> Result<()> {
+        let invalid = |what: &str| Err(OdtError::InvalidParameter(what.into()));
+        let quantiles = self.quantiles;
+        if quantiles.is_empty() || quantiles.iter().any(|q| !(*q > 0.0 && *q < 1.0)) {
+            return invalid("quantiles must be in (0, 1), at least one");
+        }
+        if quantiles.len() > u32::MAX as usize {
+            return invalid("too many quantiles");
+        }
+        check_targets(self.targets, data.n_rows())?;
+        if config.lexicographic {
+            return invalid("several quantiles are solved without the lexicographic order");
+        }
+        if config.is_monotonic() {
+            return invalid("quantile trees take no monotonic constraints");
+        }
+        Ok(())
+    }
+
+    fn objectives(
+        &mut self,
+        data: &Dataset,
+        weights: &Weights,
+        config: &SearchConfig,
+    ) -> Result<QuantileSet> {
+        let set = QuantileSet::new(self.targets, self.quantiles);
+        for lane in 0..self.quantiles.len() {
+            check_costs(
+                &QuantileLane::new(&set, lane, config.leaf_penalty),
+                data,
+                weights,
+            )?;
+        }
+        Ok(set)
+    }
+
+    fn search<I: KeyIndex>(&self, set: &QuantileSet, inputs: Inputs<'_>) -> Vec<SearchOutcome> {
+        let Inputs {
+            data,
+            weights,
+            config,
+            budget,
+        } = inputs;
+        // the first lane orders the candidate splits
+        let first = QuantileLane::new(set, 0, config.leaf_penalty);
+        Quantiles::<I>::new(data, weights, set, &first, config, budget).run()
+    }
+}
 
 /// A node on the recursion stack, as the wipe needs to know it.
 #[derive(Clone, Debug)]
@@ -42,7 +105,7 @@ struct Frame {
 type Bounds = Vec<f64>;
 
 /// The multi-quantile driver.
-pub(crate) struct Quantiles<'a, I: KeyIndex> {
+struct Quantiles<'a, I: KeyIndex> {
     kernel: Kernel<'a, I, QuantileLane<'a>, f64>,
     set: &'a QuantileSet,
     /// Each lane's rounding tolerance (relative to its own root leaf cost).
@@ -169,11 +232,13 @@ impl<'a, I: KeyIndex> Quantiles<'a, I> {
                         root_bound,
                         self.config,
                     ),
+                    objective: tree.cost(),
                     tree,
                     infeasible: infeasible[lane],
                     cache: report,
                     stopped,
                     progress: Vec::new(),
+                    front: Vec::new(),
                 }
             })
             .collect()

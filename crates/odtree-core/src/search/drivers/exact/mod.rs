@@ -20,18 +20,20 @@ mod incumbent;
 mod memory;
 mod root_bound;
 
-use super::{proven_bound, SearchOutcome};
+use super::{check_costs, proven_bound, Driver, Inputs, SearchOutcome};
 use crate::budget::Budget;
 use crate::cache::{Handle, KeyIndex};
 use crate::data::{item, Dataset};
-use crate::objective::Objective;
+use crate::error::Result;
+use crate::objective::{Objective, Penalised};
 use crate::search::kernel::{Child, Kernel, Level, Outcome};
 use crate::search::memory::{self as bounding, REPAIR_ROUNDS};
 use crate::search::{ChildOrder, SearchConfig};
 use crate::stats::Weights;
-use crate::subproblem::{Cost, Decision, Limits};
+use crate::subproblem::{Cost, Decision, Lexicographic, Limits};
 use crate::tree::TreeBuilder;
 use incumbent::tree_cost;
+use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 use std::time::Instant;
 
@@ -52,8 +54,70 @@ struct Frame {
     created: usize,
 }
 
-/// The depth-first branch-and-bound of DL8.5 and MurTree: the driver of the kernel that
-/// today's searches use. It keeps the recursion stack, which memory bounding asks about.
+/// The exact driver for the objective `make` builds from the data and the weights, plus the
+/// leaf penalty: the [`Engine`] over costs in the lexicographic order when
+/// [`SearchConfig::lexicographic`] asks for it, else over plain costs.
+pub(crate) struct ExactDriver<O, F> {
+    make: Option<F>,
+    objective: PhantomData<O>,
+}
+
+impl<O, F> ExactDriver<O, F> {
+    /// The driver for the objective `make` builds.
+    pub fn new(make: F) -> Self {
+        Self {
+            make: Some(make),
+            objective: PhantomData,
+        }
+    }
+}
+
+impl<O, F> Driver for ExactDriver<O, F>
+where
+    O: Objective,
+    F: FnOnce(&Dataset, &Weights) -> Result<O>,
+{
+    type Objectives = Penalised<O>;
+
+    fn objectives(
+        &mut self,
+        data: &Dataset,
+        weights: &Weights,
+        config: &SearchConfig,
+    ) -> Result<Penalised<O>> {
+        // the solver builds the objectives once per driver
+        let make = self.make.take().expect("objectives are built once");
+        let objective = Penalised::new(make(data, weights)?, config.leaf_penalty);
+        check_costs(&objective, data, weights)?;
+        Ok(objective)
+    }
+
+    fn forces_leaves(objective: &Penalised<O>) -> bool {
+        objective.forced_leaf(&[1.0, 1.0], 0).is_some()
+    }
+
+    fn search<I: KeyIndex>(
+        &self,
+        objective: &Penalised<O>,
+        inputs: Inputs<'_>,
+    ) -> Vec<SearchOutcome> {
+        let Inputs {
+            data,
+            weights,
+            config,
+            budget,
+        } = inputs;
+        let outcome = if config.lexicographic {
+            Engine::<I, _, Lexicographic>::new(data, weights, objective, config, budget).run()
+        } else {
+            Engine::<I, _, f64>::new(data, weights, objective, config, budget).run()
+        };
+        vec![outcome]
+    }
+}
+
+/// The depth-first branch-and-bound of DL8.5 and MurTree. It keeps the recursion stack, which
+/// memory bounding asks about.
 pub(crate) struct Engine<'a, I: KeyIndex, O: Objective, C: Cost> {
     kernel: Kernel<'a, I, O, C>,
     /// The nodes being branched on, root first.
@@ -174,11 +238,13 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
                 root_bound,
                 self.config,
             ),
+            objective: tree.cost(),
             tree,
             infeasible,
             cache: self.cache_report(self.repaired),
             stopped: self.budget.stopped(),
             progress: self.progress,
+            front: Vec::new(),
         }
     }
 
