@@ -108,7 +108,7 @@ fuzz_target!(|case: Case| {
         if let Ok(task) = Task::from_name(name, inputs) {
             let _ = solver.solve_task(task, &config, weights.as_deref(), budget());
         }
-        let _ = solver.solve_greedy(&config, weights.as_deref(), budget());
+        let _ = solver.solve_cart(&config, weights.as_deref(), budget());
     }
 
     // the exact search over numeric columns

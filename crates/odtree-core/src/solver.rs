@@ -29,8 +29,8 @@ pub enum Status {
     Interrupted,
     /// No tree costs less than the requested upper bound; the tree is the root leaf.
     Infeasible,
-    /// The tree was grown greedily; nothing is proven about it.
-    Greedy,
+    /// A heuristic grew the tree (the CART-style driver); nothing is proven about it.
+    Heuristic,
     /// The memory limits stopped the search; the tree is the best found.
     MemoryLimit,
     /// The caller's progress callback stopped the search; the tree is the best found.
@@ -45,7 +45,7 @@ impl Status {
             Status::TimeLimit => "time_limit",
             Status::Interrupted => "interrupted",
             Status::Infeasible => "infeasible",
-            Status::Greedy => "greedy",
+            Status::Heuristic => "heuristic",
             Status::MemoryLimit => "memory_limit",
             Status::Stopped => "stopped",
         }
@@ -126,11 +126,11 @@ impl Solver {
         })
     }
 
-    /// The greedy tree for weighted misclassification under `config`'s depth and minimum
+    /// The CART-style tree for weighted misclassification under `config`'s depth and minimum
     /// leaf size: at each node the split whose two leaves cost least (as CART on binary
-    /// features). Fast, and proves nothing: its status is [`Status::Greedy`] and its lower
+    /// features). Fast, and proves nothing: its status is [`Status::Heuristic`] and its lower
     /// bound 0. Other settings of `config` (caches, bounds, limits) do not apply.
-    pub fn solve_greedy(
+    pub fn solve_cart(
         &self,
         config: &SearchConfig,
         weights: Option<&[f64]>,
@@ -340,7 +340,7 @@ impl Solver {
             (Some(Stop::MemoryLimit), _) => Status::MemoryLimit,
             (None, true) => Status::Infeasible,
             (None, false) if proves => Status::Optimal,
-            (None, false) => Status::Greedy,
+            (None, false) => Status::Heuristic,
         };
         let seconds = start.elapsed().as_secs_f64();
         let mut progress = outcome.progress;

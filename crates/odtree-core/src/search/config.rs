@@ -191,7 +191,7 @@ pub struct SearchConfig {
     /// On failure, store the refined bound min over splits of the children's bounds (MurTree
     /// Eq. 15–17) instead of only the upper bound (DL8.5).
     pub refined_lower_bound: bool,
-    /// Before the search, build the best of a greedy and a lookahead tree and search only for
+    /// Before the search, build the best of a CART-style and a lookahead tree and search only for
     /// trees cheaper than it, returning it if the search stops first (not with node limits).
     pub incumbent: bool,
     /// With a time limit, rounds of the search restricted to each node's best-ranked splits

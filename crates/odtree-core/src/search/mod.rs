@@ -8,7 +8,7 @@
 //!   the store of subproblems and tree extraction.
 //! - `drivers/`: the orders in which subproblems are walked: the exact depth-first search with
 //!   its anytime rounds, the multi-quantile search, the Pareto search and the CART-style
-//!   greedy tree.
+//!   tree.
 //! - `memory`: keeping any driver within its memory limits (spec §6).
 
 mod config;

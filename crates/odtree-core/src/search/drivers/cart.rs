@@ -1,6 +1,6 @@
-//! A greedy driver: at each node, the split whose two leaves cost least, grown to the depth
-//! limit, as CART grows a tree on binary features. It proves nothing and caches nothing; it
-//! gives a first tree fast, and it is the worked example of "Adding a driver" in the guide:
+//! The CART-style driver: at each node, the split whose two leaves cost least, grown to the
+//! depth limit, as CART grows a tree on binary features. It proves nothing and caches nothing;
+//! it gives a first tree fast, and it is the worked example of "Adding a driver" in the guide:
 //! everything it does, it asks of the kernel (the cursor, the candidate splits with their
 //! children's statistics, the leaf costs, tree building and the budget).
 
@@ -30,7 +30,7 @@ impl Driver for CartDriver {
     fn check(&self, _data: &Dataset, config: &SearchConfig) -> Result<()> {
         if config.is_monotonic() {
             return Err(OdtError::InvalidParameter(
-                "the greedy tree takes no monotonic constraints".into(),
+                "the CART-style tree takes no monotonic constraints".into(),
             ));
         }
         Ok(())
@@ -58,7 +58,7 @@ impl Driver for CartDriver {
             config,
             budget,
         } = inputs;
-        let cart = Greedy::<TrieIndex, _, f64>::new(data, weights, objective, config, budget);
+        let cart = Cart::<TrieIndex, _, f64>::new(data, weights, objective, config, budget);
         let (tree, budget) = cart.run();
         vec![SearchOutcome {
             objective: tree.cost(),
@@ -73,13 +73,13 @@ impl Driver for CartDriver {
     }
 }
 
-/// The greedy driver over a kernel.
-struct Greedy<'a, I: KeyIndex, O: Objective, C: Cost> {
+/// The CART-style walk over a kernel.
+struct Cart<'a, I: KeyIndex, O: Objective, C: Cost> {
     kernel: Kernel<'a, I, O, C>,
 }
 
-impl<'a, I: KeyIndex, O: Objective, C: Cost> Greedy<'a, I, O, C> {
-    /// Prepares a greedy tree of `data` weighted by `weights`, within `config`'s depth and
+impl<'a, I: KeyIndex, O: Objective, C: Cost> Cart<'a, I, O, C> {
+    /// Prepares a CART-style tree of `data` weighted by `weights`, within `config`'s depth and
     /// minimum leaf size.
     pub fn new(
         data: &'a Dataset,
@@ -113,7 +113,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Greedy<'a, I, O, C> {
     }
 }
 
-/// What a greedy tree picks its splits by.
+/// What a CART-style tree picks its splits by.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Criterion {
     /// The least cost of the two leaves.
@@ -122,7 +122,7 @@ pub(super) enum Criterion {
     Gini,
 }
 
-/// Adds to `builder` the greedy subtree of the kernel's current node, which has `depth` tests
+/// Adds to `builder` the CART-style subtree of the kernel's current node, which has `depth` tests
 /// left and the statistics `stats` of its `rows` rows.
 pub(super) fn grow<I: KeyIndex, O: Objective, C: Cost>(
     kernel: &mut Kernel<'_, I, O, C>,
@@ -210,7 +210,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn greedy_trees_are_valid_and_never_beat_the_optimum(
+        fn cart_trees_are_valid_and_never_beat_the_optimum(
             instance in instances(),
             depth in 1u32..=3,
         ) {
@@ -219,13 +219,13 @@ mod tests {
             let solver = Solver::new(data);
             let config = SearchConfig { max_depth: depth, ..SearchConfig::default() };
             let weights = Some(&instance.weights[..]);
-            let greedy = solver.solve_greedy(&config, weights, Budget::default()).unwrap();
+            let cart = solver.solve_cart(&config, weights, Budget::default()).unwrap();
             let optimal = solver.solve(&config, weights, Budget::default()).unwrap();
-            prop_assert!(greedy.tree.depth() <= depth as usize);
-            prop_assert!(greedy.objective >= optimal.objective - 1e-9 * (1.0 + optimal.objective));
-            // one test: the greedy choice is the optimal one
+            prop_assert!(cart.tree.depth() <= depth as usize);
+            prop_assert!(cart.objective >= optimal.objective - 1e-9 * (1.0 + optimal.objective));
+            // one test: the best split of two leaves is the optimal tree
             if depth == 1 {
-                prop_assert!((greedy.objective - optimal.objective).abs() <= 1e-9 * (1.0 + optimal.objective));
+                prop_assert!((cart.objective - optimal.objective).abs() <= 1e-9 * (1.0 + optimal.objective));
             }
         }
     }

@@ -1,4 +1,4 @@
-//! A first tree before the exact search: the best of a greedy tree by the objective, a greedy
+//! A first tree before the exact search: the best of a CART-style tree by the objective, one
 //! tree by Gini impurity (as CART, for class objectives) and lookahead trees, each of whose
 //! splits roots the optimal subtree of depth h beneath it, its last h levels optimal, for
 //! h = 2, then (after the anytime rounds, `anytime.rs`) h = 3, 4, ... while time allows and h
@@ -25,7 +25,7 @@ pub(super) fn tree_cost<C: Cost>(tree: &Tree) -> C {
 
 impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
     /// The incumbent built from the root (the current node) within `limits`, with its cost;
-    /// `None` when switched off, or under node limits, which the greedy trees ignore.
+    /// `None` when switched off, or under node limits, which the CART-style trees ignore.
     pub(super) fn incumbent(
         &mut self,
         limits: Limits,
