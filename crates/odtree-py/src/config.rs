@@ -1,10 +1,10 @@
 //! The settings of one solve as a Python object, parsed and checked once when it is built.
 
 use odtree_core::{MemoryLimits, SearchConfig};
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use std::time::Duration;
 
+use crate::error::to_py_err;
 use crate::interrupt::duration_of;
 
 /// Search settings, named as in the estimators. Each string option is parsed by the core,
@@ -86,7 +86,7 @@ impl PyConfig {
             config.validate()?;
             Ok(config)
         };
-        let search = parsed().map_err(|error| PyValueError::new_err(error.to_string()))?;
+        let search = parsed().map_err(to_py_err)?;
         Ok(Self {
             search,
             time_limit: duration_of(time_limit)?,

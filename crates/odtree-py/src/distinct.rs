@@ -1,8 +1,9 @@
 //! Distinct-tree enumeration and backward elimination of odtree-core for Python.
 
-use crate::greedy::{columns_of, config_of, tree_to_dict};
+use crate::convert::{columns_of, greedy_tree_to_dict, selection_to_dict};
+use crate::error::to_py_err;
+use crate::greedy::config_of;
 use crate::interrupt::run_interruptible;
-use crate::to_py_err;
 use numpy::{PyReadonlyArray1, PyReadonlyArray2};
 use odtree_core::greedy::{
     backward_elimination as eliminate, DistinctTrees, Elimination, Fold, GreedyConfig,
@@ -92,7 +93,7 @@ impl PyDistinctTreeSearch {
         let (found, stopped) = outcome.map_err(to_py_err)?;
         let batch = PyList::empty(py);
         for distinct in found {
-            batch.append((distinct.features, tree_to_dict(py, &distinct.tree)?))?;
+            batch.append((distinct.features, greedy_tree_to_dict(py, &distinct.tree)?))?;
         }
         // a Ctrl-C during the conversion would be raised as this call returns, and the batch
         // lost with it: it stops the iteration after this batch instead
@@ -187,12 +188,5 @@ pub fn backward_elimination<'py>(
         let features: Vec<usize> = (0..table.n_features()).collect();
         eliminate(&table, &folds, config, &features, method, &mut budget)
     })?;
-    let selection = selection.map_err(to_py_err)?;
-    let dict = PyDict::new(py);
-    let (subsets, errors): (Vec<Vec<usize>>, Vec<usize>) = selection.trace.into_iter().unzip();
-    dict.set_item("trace_features", subsets)?;
-    dict.set_item("trace_errors", errors)?;
-    dict.set_item("n_built", selection.n_built)?;
-    dict.set_item("stopped", selection.stopped.map(|stop| stop.as_str()))?;
-    Ok(dict)
+    selection_to_dict(py, selection.map_err(to_py_err)?)
 }

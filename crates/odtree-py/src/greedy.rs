@@ -1,13 +1,11 @@
 //! The greedy learner of odtree-core for Python: typed columns in, the tree as flat arrays out.
 
+use crate::convert::{columns_of, greedy_tree_to_dict};
+use crate::error::to_py_err;
 use crate::interrupt::run_interruptible;
-use crate::to_py_err;
-use numpy::{PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
+use numpy::{PyReadonlyArray1, PyReadonlyArray2};
 use odtree_core::budget::Stop;
-use odtree_core::greedy::{
-    Column, Criterion, GreedyConfig, GreedyLearner, GreedyTree, Table, Test,
-};
-use pyo3::exceptions::PyValueError;
+use odtree_core::greedy::{Criterion, GreedyConfig, GreedyLearner, Table};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -86,123 +84,7 @@ pub fn greedy_tree<'py>(
     })?;
     let (tree, stopped) = grown.map_err(to_py_err)?;
     let stopped = stopped.or(interrupted.then_some(Stop::Interrupted));
-    let dict = tree_to_dict(py, &tree)?;
+    let dict = greedy_tree_to_dict(py, &tree)?;
     dict.set_item("stopped", stopped.map(Stop::as_str))?;
-    Ok(dict)
-}
-
-/// The columns in feature order, after checking the shapes.
-pub(crate) fn columns_of(
-    numeric: PyReadonlyArray2<f64>,
-    categorical: PyReadonlyArray2<u32>,
-    categorical_columns: &[usize],
-    n_rows: usize,
-) -> PyResult<Vec<Column>> {
-    let (numeric, categorical) = (numeric.as_array(), categorical.as_array());
-    if numeric.nrows() != n_rows || categorical.nrows() != n_rows {
-        return Err(PyValueError::new_err(format!(
-            "numeric has {} rows and categorical {}, but there are {n_rows} labels",
-            numeric.nrows(),
-            categorical.nrows()
-        )));
-    }
-    let n_features = numeric.ncols() + categorical.ncols();
-    let increasing = categorical_columns.windows(2).all(|pair| pair[0] < pair[1]);
-    if categorical_columns.len() != categorical.ncols()
-        || !increasing
-        || categorical_columns
-            .last()
-            .is_some_and(|&last| last >= n_features)
-    {
-        return Err(PyValueError::new_err(format!(
-            "categorical_columns must list {} increasing feature numbers below {n_features}",
-            categorical.ncols()
-        )));
-    }
-    let (mut next_numeric, mut next_categorical) = (0, 0);
-    let columns = (0..n_features)
-        .map(|feature| {
-            if categorical_columns.get(next_categorical) == Some(&feature) {
-                next_categorical += 1;
-                Column::Categorical(categorical.column(next_categorical - 1).to_vec())
-            } else {
-                next_numeric += 1;
-                Column::Numeric(numeric.column(next_numeric - 1).to_vec())
-            }
-        })
-        .collect();
-    Ok(columns)
-}
-
-/// The tree as flat numpy arrays (see [`greedy_tree`]).
-pub(crate) fn tree_to_dict<'py>(
-    py: Python<'py>,
-    tree: &GreedyTree,
-) -> PyResult<Bound<'py, PyDict>> {
-    let nodes = tree.nodes();
-    let child = |branch: usize| -> Vec<i64> {
-        nodes
-            .iter()
-            .map(|node| {
-                node.split
-                    .as_ref()
-                    .map_or(-1, |s| s.children[branch] as i64)
-            })
-            .collect()
-    };
-    let tests: Vec<Option<Test>> = nodes
-        .iter()
-        .map(|node| node.split.as_ref().map(|s| s.test))
-        .collect();
-    let feature: Vec<i64> = tests
-        .iter()
-        .map(|test| test.map_or(-2, |t| t.feature() as i64))
-        .collect();
-    let threshold: Vec<f64> = tests
-        .iter()
-        .map(|test| match test {
-            Some(Test::Threshold { threshold, .. }) => *threshold,
-            _ => f64::NAN,
-        })
-        .collect();
-    let category: Vec<i64> = tests
-        .iter()
-        .map(|test| match test {
-            Some(Test::Category { code, .. }) => i64::from(*code),
-            _ => -1,
-        })
-        .collect();
-    let counts: Vec<Vec<i64>> = nodes
-        .iter()
-        .map(|node| node.class_counts.iter().map(|&c| c as i64).collect())
-        .collect();
-    let weights: Vec<Vec<f64>> = nodes.iter().map(|n| n.class_weights.clone()).collect();
-    let weighted_rows: Vec<f64> = weights.iter().map(|w| w.iter().sum()).collect();
-    let rows: Vec<i64> = nodes.iter().map(|node| node.n_rows as i64).collect();
-    let label: Vec<i64> = nodes
-        .iter()
-        .map(|node| i64::from(node.majority_class()))
-        .collect();
-    let gain: Vec<f64> = nodes
-        .iter()
-        .map(|node| node.split.as_ref().map_or(0.0, |s| s.gain))
-        .collect();
-    let used: Vec<i64> = tree.used_features().iter().map(|&f| f as i64).collect();
-    let dict = PyDict::new(py);
-    dict.set_item("children_true", PyArray1::from_vec(py, child(0)))?;
-    dict.set_item("children_false", PyArray1::from_vec(py, child(1)))?;
-    dict.set_item("feature", PyArray1::from_vec(py, feature))?;
-    dict.set_item("threshold", PyArray1::from_vec(py, threshold))?;
-    dict.set_item("category", PyArray1::from_vec(py, category))?;
-    dict.set_item("class_counts", PyArray2::from_vec2(py, &counts)?)?;
-    dict.set_item("class_weights", PyArray2::from_vec2(py, &weights)?)?;
-    dict.set_item("n_node_samples", PyArray1::from_vec(py, rows))?;
-    dict.set_item(
-        "weighted_n_node_samples",
-        PyArray1::from_vec(py, weighted_rows),
-    )?;
-    dict.set_item("label", PyArray1::from_vec(py, label))?;
-    dict.set_item("gain", PyArray1::from_vec(py, gain))?;
-    dict.set_item("used_features", PyArray1::from_vec(py, used))?;
     Ok(dict)
 }

@@ -1,12 +1,13 @@
 //! The exact search over every threshold of numeric columns, for Python.
 
+use crate::convert::numeric_solution_to_dict;
+use crate::error::to_py_err;
 use crate::interrupt::run_interruptible;
-use crate::to_py_err;
-use numpy::{PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
+use numpy::{PyReadonlyArray1, PyReadonlyArray2};
 use odtree_core::continuous::loss::{ClassLoss, SquaredLoss};
 use odtree_core::continuous::pinball::PinballLoss;
 use odtree_core::continuous::rows::NumericData;
-use odtree_core::continuous::{solve, ContinuousConfig, NumericSolution};
+use odtree_core::continuous::{solve, ContinuousConfig};
 use odtree_core::OdtError;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -141,50 +142,5 @@ pub fn solve_numeric<'py>(
         }
         (None, None) => return Err(PyValueError::new_err("give labels or targets")),
     };
-    solution_dict(py, &solution.map_err(to_py_err)?)
-}
-
-fn solution_dict<'py>(py: Python<'py>, solution: &NumericSolution) -> PyResult<Bound<'py, PyDict>> {
-    let nodes = &solution.nodes;
-    let dict = PyDict::new(py);
-    let child = |pick: fn(&_) -> usize| -> Vec<i64> {
-        nodes
-            .iter()
-            .map(|n: &odtree_core::continuous::NumericNode| {
-                if n.column.is_some() {
-                    pick(n) as i64
-                } else {
-                    -1
-                }
-            })
-            .collect()
-    };
-    dict.set_item("children_left", PyArray1::from_vec(py, child(|n| n.left)))?;
-    dict.set_item("children_right", PyArray1::from_vec(py, child(|n| n.right)))?;
-    let feature: Vec<i64> = nodes
-        .iter()
-        .map(|n| n.column.map_or(-2, |c| c as i64))
-        .collect();
-    dict.set_item("feature", PyArray1::from_vec(py, feature))?;
-    let threshold: Vec<f64> = nodes.iter().map(|n| n.threshold).collect();
-    dict.set_item("threshold", PyArray1::from_vec(py, threshold))?;
-    let value: Vec<Vec<f64>> = nodes.iter().map(|n| n.stats.clone()).collect();
-    dict.set_item("value", PyArray2::from_vec2(py, &value)?)?;
-    let rows: Vec<i64> = nodes.iter().map(|n| n.rows as i64).collect();
-    dict.set_item("n_node_samples", PyArray1::from_vec(py, rows))?;
-    let weight: Vec<f64> = nodes.iter().map(|n| n.weight).collect();
-    dict.set_item("weighted_n_node_samples", PyArray1::from_vec(py, weight))?;
-    let label: Vec<i64> = nodes.iter().map(|n| n.label as i64).collect();
-    dict.set_item("label", PyArray1::from_vec(py, label))?;
-    let leaf_value: Vec<f64> = nodes.iter().map(|n| n.value).collect();
-    dict.set_item("leaf_value", PyArray1::from_vec(py, leaf_value))?;
-    dict.set_item("objective", solution.objective)?;
-    dict.set_item("lower_bound", solution.lower_bound)?;
-    dict.set_item("status", solution.status.as_str())?;
-    dict.set_item("cache_entries", solution.stored)?;
-    dict.set_item("cache_peak_entries", solution.peak_stored)?;
-    dict.set_item("cache_peak_bytes", solution.peak_bytes)?;
-    dict.set_item("n_wipes", solution.wipes)?;
-    dict.set_item("seconds", solution.seconds)?;
-    Ok(dict)
+    numeric_solution_to_dict(py, &solution.map_err(to_py_err)?)
 }
