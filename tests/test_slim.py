@@ -1,10 +1,10 @@
 """DT-SLIM (issue 16): shallower trees that classify the training rows as before."""
 
-import time
 
 import numpy as np
 import pytest
 from odtree import DepthImprover, OptimalTreeClassifier, export_text, from_json, improve_depth
+from odtree._utils.deadline import Deadline
 from odtree.datasets import load_benchmark
 from odtree.slim import _pilot as pilot
 from odtree.slim._pilot import SETTINGS, Rollouts, _chains, best_pilot_tree, pilot_tree
@@ -224,11 +224,11 @@ def test_the_pilot_tree_classifies_every_row(seed):
     tree = pilot_tree(X, labels)
     assert np.array_equal(tree.predict(X), labels)
     # a tree not finished in time is given up
-    assert pilot_tree(X, labels, deadline=0.0) is None
-    assert best_pilot_tree(X, labels, target=0, deadline=0.0) is None
+    assert pilot_tree(X, labels, deadline=Deadline(0)) is None
+    assert best_pilot_tree(X, labels, target=0, deadline=Deadline(0)) is None
     # the first setting may have more time than the others: only its tree is made
-    first = best_pilot_tree(X, labels, target=0, deadline=0.0,
-                            first_deadline=time.monotonic() + 600)
+    first = best_pilot_tree(X, labels, target=0, deadline=Deadline(0),
+                            first_deadline=Deadline(600))
     assert all(map(np.array_equal, first, tree))
 
 
@@ -336,7 +336,8 @@ def test_the_whole_tree_gets_the_shallowest_pilot_setting(monkeypatch):
 
     def recorded(X, labels, *, target, deadline, first_deadline):
         targets.append(target)
-        assert first_deadline is None or first_deadline >= deadline
+        assert first_deadline is None or deadline.end is None \
+            or first_deadline.end >= deadline.end
         return best_pilot_tree(X, labels, target=target, deadline=deadline,
                                first_deadline=first_deadline)
 

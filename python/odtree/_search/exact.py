@@ -16,7 +16,6 @@ any other.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -362,8 +361,3 @@ def _column_names(estimator) -> list[str]:
 def grid_budget(time_limit: float | None) -> float:
     """Seconds the grid tree may take before the exact search."""
     return GRID_SECONDS if time_limit is None else GRID_SHARE * time_limit
-
-
-def remaining(deadline: float | None) -> float | None:
-    """Seconds left until ``deadline`` (``time.monotonic`` time), at least 0."""
-    return None if deadline is None else max(0.0, deadline - time.monotonic())

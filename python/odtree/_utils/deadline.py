@@ -1,4 +1,5 @@
-"""A time budget shared by the steps of one call (several searches, several folds)."""
+"""One time budget shared by the steps of a call (binarizing, several searches, several folds,
+DT-SLIM's oracles): every time limit in odtree is a :class:`Deadline`."""
 
 from __future__ import annotations
 
@@ -6,8 +7,9 @@ import time
 
 
 class Deadline:
-    """The end of a time budget of ``seconds`` from now (``None``: no end), as a
-    ``time.monotonic()`` time, so that every step of a call draws on the same budget.
+    """The end of a time budget of ``seconds`` (``None``: no end) times ``share``, counted from
+    ``start`` (a ``time.monotonic()`` time; by default now), so that every step of a call
+    draws on the same budget.
 
     Examples
     --------
@@ -17,10 +19,16 @@ class Deadline:
     True
     >>> Deadline(0).passed()
     True
+    >>> 0 < Deadline(10).part(0.5).left() <= 5
+    True
     """
 
-    def __init__(self, seconds: float | None, share: float = 1.0):
-        self.end = None if seconds is None else time.monotonic() + float(seconds) * share
+    def __init__(self, seconds: float | None, share: float = 1.0, *,
+                 start: float | None = None):
+        if seconds is None:
+            self.end = None
+        else:
+            self.end = (time.monotonic() if start is None else start) + float(seconds) * share
 
     def left(self) -> float | None:
         """Seconds left (at least 0), or ``None`` without a budget."""
@@ -36,3 +44,11 @@ class Deadline:
         if left is None:
             return seconds
         return left if seconds is None else min(float(seconds), left)
+
+    def part(self, share: float) -> Deadline:
+        """A budget of ``share`` of the time left, from now (no end without a budget)."""
+        return Deadline(self.left(), share)
+
+
+#: A budget without an end.
+NO_DEADLINE = Deadline(None)

@@ -3,7 +3,6 @@ run by the Rust core."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from numbers import Integral, Real
 
@@ -11,6 +10,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from .._search.interrupts import note_interrupt
+from .._utils.deadline import Deadline
 from ..tree._greedy import GreedyTreeClassifier, TrainingColumns, read_training_columns
 
 __all__ = ["DistinctTrees", "distinct_trees"]
@@ -50,7 +50,7 @@ class DistinctTrees(Iterator):
         self._data = data
         self._params = params
         self._fitted_on = fitted_on
-        self._deadline = None if time_limit is None else time.monotonic() + time_limit
+        self._deadline = Deadline(time_limit)
         self._batch: list = []
         self.stopped: str | None = None
 
@@ -65,9 +65,6 @@ class DistinctTrees(Iterator):
     @property
     def done(self) -> bool:
         return self._search.done
-
-    def _remaining(self) -> float | None:
-        return None if self._deadline is None else max(0.0, self._deadline - time.monotonic())
 
     def __next__(self) -> tuple[tuple[int, ...], GreedyTreeClassifier]:
         while True:
@@ -88,7 +85,7 @@ class DistinctTrees(Iterator):
         if not self._batch:
             if self._search.done or self.stopped:
                 raise StopIteration
-            batch, stopped = self._search.next_batch(_BATCH, self._remaining())
+            batch, stopped = self._search.next_batch(_BATCH, self._deadline.left())
             self._batch = list(reversed(batch))
             self._stop(stopped)
             if not self._batch:
@@ -121,7 +118,7 @@ class DistinctTrees(Iterator):
         3
         """
         pending, self._batch = len(self._batch), []
-        found, stopped = self._search.count(self._remaining())
+        found, stopped = self._search.count(self._deadline.left())
         self._stop(stopped)
         return pending + found
 

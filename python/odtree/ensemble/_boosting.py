@@ -22,6 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._search.fitting import one_fit_at_a_time
 from .._search.solver import Solver
+from .._utils.deadline import Deadline
 from .._utils.registry import register
 from .._utils.warn import warn
 from ..exceptions import NotOptimalWarning
@@ -104,7 +105,7 @@ class _OptimalBoosting(ClassifierMixin, BinarizedModel, BaseEstimator):
             raise ValueError(f"a forest needs at least two classes in y, got 1 class "
                              f"({self.classes_[0]!r})")
         master = self._master(len(codes))
-        deadline = None if self.time_limit is None else start + self.time_limit
+        deadline = Deadline(self.time_limit, start=start)
         # the pricing searches 0/1 features: "auto" is the quantile grid
         strategy = "quantile" if template.thresholds == "auto" else template.thresholds
         self.binarizer_ = Binarizer(strategy=strategy,
@@ -157,13 +158,12 @@ class _OptimalBoosting(ClassifierMixin, BinarizedModel, BaseEstimator):
         lower, upper = -np.inf, np.inf
         stopped = None  # the time limit or Ctrl-C, when either ended the generation
         while True:
-            left = None if deadline is None else deadline - time.monotonic()
-            if left is not None and left <= 0:
+            if deadline.passed():
                 stopped = f"time limit of {self.time_limit} s reached"
                 break
             if self.max_iterations is not None and len(members) >= self.max_iterations:
                 break
-            member, correct, edge, most = pricer.price(weights, left)
+            member, correct, edge, most = pricer.price(weights, deadline.left())
             if member.status_ == "interrupted":  # Ctrl-C: the forest so far, unproven
                 stopped = "interrupted"
                 break

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import time
 from contextlib import contextmanager
 from dataclasses import replace
 from numbers import Integral, Real
@@ -22,6 +21,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from .._utils.deadline import NO_DEADLINE
 from .._utils.inputs import is_dataframe
 from ..tree._arrays import UNKNOWN
 from ._columns import (
@@ -198,12 +198,12 @@ class Binarizer(TransformerMixin, BaseEstimator):
             raise KeyboardInterrupt
         return self
 
-    def _fit_kept(self, X, y, sample_weight, validated=False, deadline=None):
+    def _fit_kept(self, X, y, sample_weight, validated=False, deadline=NO_DEADLINE):
         """Fit, and return the binary matrix of the rows of non-zero weight (what the
         estimators search on), reading ``X`` once. ``validated``: an estimator has already
         checked ``X`` (when an array) and ``sample_weight`` with the same rules.
 
-        ``deadline`` (a ``time.monotonic()`` time or None) and Ctrl-C stop the work between
+        ``deadline`` (a :class:`~odtree._utils.deadline.Deadline`) and Ctrl-C stop the work between
         blocks of columns: ``features_`` then holds the features of the columns done, and
         ``stopped_`` says why (``"time_limit"`` or ``"interrupted"``; else None)."""
         numeric, categorical, kinds = self._read(X, reset=True, validated=validated)
@@ -234,7 +234,7 @@ class Binarizer(TransformerMixin, BaseEstimator):
         self._every_midpoint = True
         try:
             for start, stop in _blocks(kinds, numeric.shape[0]):
-                if deadline is not None and time.monotonic() >= deadline:
+                if deadline.passed():
                     self.stopped_ = "time_limit"
                     break
                 if kinds[start] == "categorical":

@@ -15,6 +15,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions, va
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._search.fitting import one_fit_at_a_time
+from .._utils.deadline import Deadline
 from ..preprocessing._binarizer import Binarizer
 from ..tree._base import binarize_input
 from ..tree._classifier import OptimalTreeClassifier
@@ -114,7 +115,7 @@ def improve_depth(model, X, y=None, *, oracle="both", time_limit=300.0, sat_time
                       len(source.classes_), oracle=oracle, sample_limit=limits,
                       sat_timeout=sat_timeout, encoding=encoding, solver=solver,
                       max_errors=max_errors, pilot=pilot,
-                      deadline=None if time_limit is None else started + time_limit,
+                      deadline=Deadline(time_limit, start=started),
                       rng=np.random.default_rng(random_state if isinstance(
                           random_state, Integral | None) else random_state.randint(2**31)))
     slimmer.run()

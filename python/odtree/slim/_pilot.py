@@ -23,13 +23,13 @@ CART sees the same splits, on 20 columns instead of 1,000 for 20 numeric ones.
 from __future__ import annotations
 
 import hashlib
-import time
 import warnings
 
 import numpy as np
 from sklearn import config_context
 from sklearn.tree import DecisionTreeClassifier
 
+from .._utils.deadline import NO_DEADLINE, Deadline
 from ._sat import LocalTree
 
 #: Splits scored by rollouts at each node: the best ranked by Gini impurity ...
@@ -62,8 +62,8 @@ SETTINGS = (("balanced", BALANCING), ("leaves", BALANCING), ("depth", BALANCING)
 
 
 def best_pilot_tree(X: np.ndarray, labels: np.ndarray, *, target: int,
-                    deadline: float | None = None,
-                    first_deadline: float | None = None) -> LocalTree | None:
+                    deadline: Deadline = NO_DEADLINE,
+                    first_deadline: Deadline | None = None) -> LocalTree | None:
     """The shallowest of :func:`pilot_tree`'s trees under each of ``SETTINGS``, tried in
     turn until one is at most ``target`` deep or ``deadline`` has passed (None: no tree
     was finished in time). The first setting runs until ``first_deadline`` instead, when
@@ -84,11 +84,11 @@ def best_pilot_tree(X: np.ndarray, labels: np.ndarray, *, target: int,
 
 def pilot_tree(X: np.ndarray, labels: np.ndarray, *, measure: str = "balanced",
                candidates: int = CANDIDATES, balancing: int = BALANCING,
-               deadline: float | None = None,
+               deadline: Deadline = NO_DEADLINE,
                rollouts: Rollouts | None = None) -> LocalTree | None:
     """A tree over the 0/1 columns of ``X`` that classifies every row as ``labels`` does
     (rows with equal values must have equal labels), its splits chosen by rollouts scored
-    by ``measure``; None if ``deadline`` (``time.monotonic()`` seconds) passes first.
+    by ``measure``; None if ``deadline`` passes first.
     ``rollouts`` (of the same ``X`` and ``labels``) saves building them again."""
     score = MEASURES[measure]
     data = rollouts or Rollouts(X, labels)
@@ -103,7 +103,7 @@ def pilot_tree(X: np.ndarray, labels: np.ndarray, *, measure: str = "balanced",
     stack = [(new(), np.arange(len(X)))]
     while stack:
         node, rows = stack.pop()
-        if deadline is not None and time.monotonic() >= deadline:
+        if deadline.passed():
             return None
         ranked = _ranked_splits(X[rows], labels[rows])
         if len(ranked) == 0:

@@ -18,13 +18,13 @@ PySAT cannot interrupt CaDiCaL, Kissat or Lingeling, so calls with a time limit 
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 import numpy as np
 
 from .._search.interrupts import note_interrupt
+from .._utils.deadline import Deadline
 
 #: Clauses per array handed to the solver, to bound the memory of the encoding.
 _CHUNK = 1 << 19
@@ -122,7 +122,7 @@ def min_depth_tree(X, labels, target, *, encoding="hybrid", switch_depth=10,
     if target < 0 or instance is None:
         return None, "unsat"
     X, codes, classes = instance
-    deadline = None if time_limit is None else time.monotonic() + time_limit
+    deadline = Deadline(time_limit)
     found_so_far: list[LocalTree] = []
     try:
         best, outcome = _descend(X, codes, classes, target, encoding, switch_depth, solver,
@@ -143,7 +143,7 @@ def _descend(X, codes, classes, depth, encoding, switch_depth, solver, deadline,
             chosen = "depth" if depth < switch_depth else "partition"
         else:
             chosen = encoding
-        left = None if deadline is None else deadline - time.monotonic()
+        left = deadline.left()
         size = estimate_literals(len(X), X.shape[1], len(classes), depth, chosen) \
             if len(classes) > 1 and depth > 0 else 0
         if size > max_literals or (left is not None and size > BUILD_RATE[chosen] * left / 2):
@@ -297,14 +297,13 @@ def _solve(clauses, solver, time_limit) -> np.ndarray | None | str:
     if time_limit is not None and any(solver in getattr(SolverNames, name)
                                        for name in _NO_INTERRUPT):
         solver = _INTERRUPTIBLE
-    started = time.monotonic()
+    deadline = Deadline(time_limit)
     with Solver(name=solver) as sat:
         for block in clauses:
-            if time_limit is not None and time.monotonic() - started > time_limit:
+            if deadline.passed():
                 return "timeout"
             sat.append_formula(block.tolist())
-        if time_limit is not None:
-            time_limit = max(0.0, time_limit - (time.monotonic() - started))
+        time_limit = deadline.left()
         if time_limit is None:
             found = sat.solve()
         else:

@@ -19,6 +19,7 @@ import numpy as np
 
 from .._search.interrupts import note_interrupt
 from .._search.solver import Solver
+from .._utils.deadline import Deadline
 from ._pilot import best_pilot_tree
 from ._sat import LocalTree, min_depth_tree
 from ._tree import SlimTree
@@ -83,7 +84,7 @@ class Slimmer:
 
     def __init__(self, tree: SlimTree, X: np.ndarray, labels: np.ndarray, n_classes: int, *,
                  oracle: str, sample_limit: list, sat_timeout: float, encoding: str,
-                 solver: str, max_errors: int, pilot: bool, deadline: float | None, rng):
+                 solver: str, max_errors: int, pilot: bool, deadline: Deadline, rng):
         self.tree, self.X, self.labels, self.n_classes = tree, X, labels, n_classes
         self.oracle, self.limits, self.sat_timeout = oracle, sample_limit, sat_timeout
         self.encoding, self.solver, self.budget = encoding, solver, max_errors
@@ -99,10 +100,10 @@ class Slimmer:
     def _stop_on_interrupt(self, outcome: str) -> None:
         """After Ctrl-C in the engine, the run ends with the tree so far."""
         if outcome == "interrupted":
-            self.deadline = time.monotonic()
+            self.deadline = Deadline(0)
 
     def _left(self) -> float | None:
-        return None if self.deadline is None else self.deadline - time.monotonic()
+        return self.deadline.left()
 
     def _limit(self, depth: int) -> int:
         return self.limits[depth] if depth < len(self.limits) else 0
@@ -121,7 +122,7 @@ class Slimmer:
         # another pass with twice the time per oracle call, if a call ran out of time
         while True:
             start = len(self.log)
-            if not self._loop() or self.deadline is None or self._left() <= 0:
+            if not self._loop() or self.deadline.end is None or self.deadline.passed():
                 return
             if not any(a.outcome in ("timeout", "too_large") for a in self.log[start:]):
                 return
@@ -185,15 +186,11 @@ class Slimmer:
         method (``_pilot.py``), the shallowest of its settings that finish within
         ``PILOT_SHARE`` of the time left (the first within ``PILOT_FIRST_SHARE``), kept when
         shallower; the oracles go on from it."""
-        left = self._left()
-        if local.depth < 2 or (left is not None and left <= 0):
+        if local.depth < 2 or self.deadline.passed():
             return
-        deadline = first = None
-        if left is not None:
-            now = time.monotonic()
-            deadline, first = now + left * PILOT_SHARE, now + left * PILOT_FIRST_SHARE
-        found, outcome = _pilot_oracle(local, local.depth - 1, deadline, every_setting=True,
-                                       first_deadline=first)
+        found, outcome = _pilot_oracle(local, local.depth - 1,
+                                       self.deadline.part(PILOT_SHARE), every_setting=True,
+                                       first_deadline=self.deadline.part(PILOT_FIRST_SHARE))
         self.log.append(Attempt(time.monotonic() - self.started, local.depth,
                                 local.depth if found is None else found.depth(),
                                 len(local.X), len(local.features), "pilot", outcome))
@@ -286,7 +283,7 @@ class Slimmer:
             if oracle == "dp" and self.oracle == "both":
                 call /= 2
             if oracle == "pilot":
-                tree, outcome = _pilot_oracle(local, target, time.monotonic() + call)
+                tree, outcome = _pilot_oracle(local, target, Deadline(call))
             elif oracle == "sat":
                 tree, outcome = min_depth_tree(local.X, local.labels, target,
                                                encoding=self.encoding, solver=self.solver,
@@ -328,9 +325,9 @@ class Slimmer:
         return True
 
 
-def _pilot_oracle(local: Local, target: int, deadline: float | None, *,
+def _pilot_oracle(local: Local, target: int, deadline: Deadline, *,
                   every_setting: bool = False,
-                  first_deadline: float | None = None) -> tuple[LocalTree | None, str]:
+                  first_deadline: Deadline | None = None) -> tuple[LocalTree | None, str]:
     """The pilot method as an oracle: its tree of the local instance if it classifies every
     row and is at most ``target`` deep; ``"sat"``, ``"unsat"``, ``"timeout"`` or
     ``"interrupted"``. It stops at the first tree that deep, or with ``every_setting`` tries
@@ -383,13 +380,13 @@ def dp_min_depth(X, labels, target, time_limit, *, counts=None, errors=0) -> Dep
         return DepthSearch(LocalTree(leaf, leaf, leaf, np.array([majority])), "sat", 0)
     solver = Solver._from_codes(np.ascontiguousarray(X, dtype=np.uint8),
                                 codes.astype(np.uint32), len(classes))
-    deadline = None if time_limit is None else time.monotonic() + time_limit
+    deadline = Deadline(time_limit)
 
     def attempt(depth, share):
         """The tree found at ``depth`` (or None) and the solve's verdict."""
-        left = None if deadline is None else deadline - time.monotonic()
-        if left is not None and left <= 0:
+        if deadline.passed():
             return None, "timeout"
+        left = deadline.left()
         limit = None if left is None else left * share
         solution = solver.solve(counts, max_depth=depth, upper_bound=errors + 1.0,
                                 time_limit=limit, anytime=False)

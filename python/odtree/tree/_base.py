@@ -4,7 +4,6 @@ the compiled search and the fitted attributes it reports."""
 from __future__ import annotations
 
 import math
-import time
 from numbers import Integral, Real
 from typing import NamedTuple
 
@@ -23,7 +22,6 @@ from .._search.exact import (
     grid_covers_every_threshold,
     grid_first,
     needs_exact,
-    remaining,
     searches_exact,
     solve_exact,
     unsupported,
@@ -32,6 +30,7 @@ from .._search.fitting import one_fit_at_a_time
 from .._search.interrupts import note_interrupt
 from .._search.memory import parse_bytes
 from .._search.solver import Solution, Solver
+from .._utils.deadline import Deadline
 from .._utils.inputs import is_dataframe
 from .._utils.registry import register
 from .._utils.warn import warn
@@ -354,11 +353,9 @@ class OptimalTreeBase(FittedTree, BaseEstimator):
             cls.fit = one_fit_at_a_time(cls.__dict__["fit"])
         register(cls)
 
-    def _deadline(self) -> float | None:
-        """When the time limit of the running fit ends (``time.monotonic`` seconds)."""
-        if self.time_limit is None:
-            return None
-        return getattr(self, "_fit_started", time.monotonic()) + float(self.time_limit)
+    def _deadline(self) -> Deadline:
+        """The time limit of the running fit, counted from its start."""
+        return Deadline(self.time_limit, start=getattr(self, "_fit_started", None))
 
     def _checked_weight(self, sample_weight, n_rows: int) -> np.ndarray:
         """sample_weight as float64, non-negative, not all zero, with a finite sum."""
@@ -418,7 +415,7 @@ class OptimalTreeBase(FittedTree, BaseEstimator):
         # leaves it none, and its reason becomes the fit's
         stopped = getattr(self.binarizer_, "stopped_", None)
         deadline = self._deadline()
-        time_limit = None if deadline is None else max(0.0, deadline - time.monotonic())
+        time_limit = deadline.left()
         if stopped is not None:
             time_limit = 0.0
         grid_limit = time_limit
@@ -444,7 +441,7 @@ class OptimalTreeBase(FittedTree, BaseEstimator):
             limits = {name: settings[name] for name in (
                 "min_samples_leaf", "min_samples_split", "min_weight_leaf") if name in settings}
             solution = solve_exact(self, X, binary_X, labels, n_classes, weight, solution,
-                                   remaining(deadline), objective, limits,
+                                   deadline.left(), objective, limits,
                                    self.max_leaf_nodes if max_leaf_nodes is None
                                    else max_leaf_nodes)
             if stopped is not None and solution.status != "infeasible":

@@ -11,7 +11,7 @@ import numpy as np
 from sklearn.base import clone
 
 from .._search.exact import needs_exact
-from .._utils.deadline import Deadline
+from .._utils.deadline import NO_DEADLINE, Deadline
 from ..exceptions import InfeasibleWarning
 from ._validation import plain_labels
 
@@ -21,10 +21,10 @@ class FoldRefitter:
     new limits is one search away, as a fitted :class:`OptimalTreeClassifier`."""
 
     def __init__(self, template, X, y, sample_weight=None,
-                 deadline: Deadline | None = None, **params):
+                 deadline: Deadline = NO_DEADLINE, **params):
         # every fit draws on ``deadline`` (the whole call's budget), and each keeps the
         # template's own time_limit as its limit within it
-        self.deadline = Deadline(None) if deadline is None else deadline
+        self.deadline = deadline
         self.own_limit = template.time_limit
         self.estimator = clone(template).set_params(
             **params, time_limit=self.deadline.within(self.own_limit))
