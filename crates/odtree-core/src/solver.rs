@@ -38,6 +38,17 @@ pub enum Status {
 }
 
 impl Status {
+    /// Every status, in the order of the enum.
+    pub const ALL: [Status; 7] = [
+        Status::Optimal,
+        Status::TimeLimit,
+        Status::Interrupted,
+        Status::Infeasible,
+        Status::Heuristic,
+        Status::MemoryLimit,
+        Status::Stopped,
+    ];
+
     /// The name used in the Python API.
     pub fn as_str(self) -> &'static str {
         match self {

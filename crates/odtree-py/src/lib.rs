@@ -11,6 +11,7 @@ mod greedy;
 mod interrupt;
 mod numeric;
 mod solver;
+mod vocabulary;
 
 use pyo3::prelude::*;
 
@@ -23,5 +24,6 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(numeric::solve_numeric, module)?)?;
     module.add_class::<distinct::PyDistinctTreeSearch>()?;
     module.add_function(wrap_pyfunction!(distinct::backward_elimination, module)?)?;
+    vocabulary::add_to(module)?;
     Ok(())
 }

@@ -131,6 +131,16 @@ pub enum WipeStrategy {
     All,
 }
 
+impl WipeStrategy {
+    /// Each strategy with its name in the Python API (`wipe_strategy`), in the order errors
+    /// list them.
+    pub const NAMES: [(&'static str, Self); 3] = [
+        ("reuses", Self::Reuses),
+        ("descendants", Self::Descendants),
+        ("all", Self::All),
+    ];
+}
+
 /// A reference to a cached subproblem that a wipe cannot silently repoint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Handle {

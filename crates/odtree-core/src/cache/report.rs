@@ -34,16 +34,29 @@ pub struct CacheReport {
 }
 
 impl CacheReport {
-    /// Each figure with its name in the bindings: the one list of them.
+    /// The name of each figure in the bindings, in the order of [`CacheReport::fields`]: the
+    /// one list of them.
+    pub const FIGURES: [&'static str; 7] = [
+        "cache_entries",
+        "cache_bytes",
+        "cache_peak_entries",
+        "cache_peak_bytes",
+        "n_wipes",
+        "cache_created_entries",
+        "repaired",
+    ];
+
+    /// Each figure with its name in the bindings.
     pub fn fields(&self) -> [(&'static str, usize); 7] {
-        [
-            ("cache_entries", self.entries),
-            ("cache_bytes", self.bytes),
-            ("cache_peak_entries", self.peak_entries),
-            ("cache_peak_bytes", self.peak_bytes),
-            ("n_wipes", self.wipes),
-            ("cache_created_entries", self.created),
-            ("repaired", self.repaired),
-        ]
+        let values = [
+            self.entries,
+            self.bytes,
+            self.peak_entries,
+            self.peak_bytes,
+            self.wipes,
+            self.created,
+            self.repaired,
+        ];
+        std::array::from_fn(|i| (Self::FIGURES[i], values[i]))
     }
 }

@@ -1,4 +1,6 @@
-//! Search settings: limits, and the switches that choose the techniques.
+//! Search settings: limits, and the switches that choose the techniques (DL8.5 and MurTree
+//! are presets of them, MurTree §4). Each string setting lists its names in the Python API
+//! once (`NAMES`, [`SearchConfig::PRESETS`]), for parsing and for the bindings to read.
 
 use crate::cache::WipeStrategy;
 use crate::error::{OdtError, Result};
@@ -37,12 +39,67 @@ pub enum ChildOrder {
     LargerLeafCostFirst,
 }
 
-/// The named presets of [`SearchConfig::preset`].
-#[derive(Clone, Copy)]
-enum Preset {
-    MurTree,
-    Dl85,
+impl Branching {
+    /// Each order with its name in the Python API (`branching`), in the order errors list
+    /// them.
+    pub const NAMES: [(&'static str, Self); 4] = [
+        ("in_order", Self::InOrder),
+        ("gini", Self::Gini),
+        ("gain_asc", Self::GainAscending),
+        ("gain_desc", Self::GainDescending),
+    ];
+
+    /// The name of the order in the Python API.
+    pub fn name(self) -> &'static str {
+        name_of(&Self::NAMES, self)
+    }
 }
+
+impl CacheKind {
+    /// Each layout with its name in the Python API (`cache`), in the order errors list them.
+    pub const NAMES: [(&'static str, Self); 3] = [
+        ("trie", Self::Trie),
+        ("hash", Self::Hash),
+        ("dataset", Self::Dataset),
+    ];
+
+    /// The name of the layout in the Python API.
+    pub fn name(self) -> &'static str {
+        name_of(&Self::NAMES, self)
+    }
+}
+
+impl ChildOrder {
+    /// Each order with its name in the Python API (`child_order`), in the order errors list
+    /// them.
+    pub const NAMES: [(&'static str, Self); 2] = [
+        ("larger_error_first", Self::LargerLeafCostFirst),
+        ("left_first", Self::LeftFirst),
+    ];
+
+    /// The name of the order in the Python API.
+    pub fn name(self) -> &'static str {
+        name_of(&Self::NAMES, self)
+    }
+}
+
+impl WipeStrategy {
+    /// The name of the strategy in the Python API.
+    pub fn name(self) -> &'static str {
+        name_of(&Self::NAMES, self)
+    }
+}
+
+/// The name `value` has in `names`. Every value of the enums above has one.
+fn name_of<T: Copy + PartialEq>(names: &[(&'static str, T)], value: T) -> &'static str {
+    names
+        .iter()
+        .find(|&&(_, named)| named == value)
+        .map_or("", |&(name, _)| name)
+}
+
+/// How a named preset of [`SearchConfig::PRESETS`] is made.
+pub type Preset = fn() -> SearchConfig;
 
 /// Reads a setting from its name in the Python API; the error lists the valid names.
 fn parse<T: Copy>(what: &str, name: &str, options: &[(&str, T)]) -> Result<T> {
@@ -62,51 +119,28 @@ fn parse<T: Copy>(what: &str, name: &str, options: &[(&str, T)]) -> Result<T> {
 impl FromStr for Branching {
     type Err = OdtError;
     fn from_str(name: &str) -> Result<Self> {
-        use Branching::*;
-        let options = [
-            ("in_order", InOrder),
-            ("gini", Gini),
-            ("gain_asc", GainAscending),
-            ("gain_desc", GainDescending),
-        ];
-        parse("branching", name, &options)
+        parse("branching", name, &Self::NAMES)
     }
 }
 
 impl FromStr for CacheKind {
     type Err = OdtError;
     fn from_str(name: &str) -> Result<Self> {
-        use CacheKind::*;
-        parse(
-            "cache",
-            name,
-            &[("trie", Trie), ("hash", Hash), ("dataset", Dataset)],
-        )
+        parse("cache", name, &Self::NAMES)
     }
 }
 
 impl FromStr for ChildOrder {
     type Err = OdtError;
     fn from_str(name: &str) -> Result<Self> {
-        use ChildOrder::*;
-        let options = [
-            ("larger_error_first", LargerLeafCostFirst),
-            ("left_first", LeftFirst),
-        ];
-        parse("child_order", name, &options)
+        parse("child_order", name, &Self::NAMES)
     }
 }
 
 impl FromStr for WipeStrategy {
     type Err = OdtError;
     fn from_str(name: &str) -> Result<Self> {
-        use WipeStrategy::*;
-        let options = [
-            ("reuses", Reuses),
-            ("descendants", Descendants),
-            ("all", All),
-        ];
-        parse("wipe_strategy", name, &options)
+        parse("wipe_strategy", name, &Self::NAMES)
     }
 }
 
@@ -191,11 +225,12 @@ pub struct SearchConfig {
     /// On failure, store the refined bound min over splits of the children's bounds (MurTree
     /// Eq. 15–17) instead of only the upper bound (DL8.5).
     pub refined_lower_bound: bool,
-    /// Before the search, build the best of a CART-style and a lookahead tree and search only for
-    /// trees cheaper than it, returning it if the search stops first (not with node limits).
+    /// Before the search, build the best of a CART-style and a lookahead tree and search only
+    /// for trees cheaper than it, returning it if the search stops first (not with node
+    /// limits).
     pub incumbent: bool,
     /// With a time limit, rounds of the search restricted to each node's best-ranked splits
-    /// before the proof (the anytime driver, `search/rounds.rs`).
+    /// before the proof (the anytime rounds, `search/drivers/exact/anytime.rs`).
     pub anytime: bool,
     /// Caps on the cache.
     pub memory: MemoryLimits,
@@ -248,13 +283,16 @@ impl SearchConfig {
         }
     }
 
-    /// The preset named `name`: `"murtree"` (every technique) or `"dl85"`.
+    /// Each preset with its name in the Python API (`search`), the default first:
+    /// `"murtree"` (every technique) and `"dl85"`.
+    pub const PRESETS: [(&'static str, Preset); 2] = [
+        ("murtree", <Self as Default>::default),
+        ("dl85", Self::dl85),
+    ];
+
+    /// The preset named `name` (see [`SearchConfig::PRESETS`]).
     pub fn preset(name: &str) -> Result<Self> {
-        let presets = [("murtree", Preset::MurTree), ("dl85", Preset::Dl85)];
-        Ok(match parse("search", name, &presets)? {
-            Preset::MurTree => Self::default(),
-            Preset::Dl85 => Self::dl85(),
-        })
+        parse("search", name, &Self::PRESETS).map(|make| make())
     }
 
     /// Largest accepted depth: beyond it the search space is beyond any budget anyway.
@@ -340,5 +378,25 @@ mod tests {
         let error = "heap".parse::<CacheKind>().unwrap_err().to_string();
         assert!(error.contains(r#"unknown cache "heap": expected one of trie, hash, dataset"#));
         assert!(SearchConfig::preset("cart").is_err());
+    }
+
+    #[test]
+    fn every_name_reads_back_its_value() {
+        for (name, value) in Branching::NAMES {
+            assert_eq!((name.parse(), value.name()), (Ok(value), name));
+        }
+        for (name, value) in CacheKind::NAMES {
+            assert_eq!((name.parse(), value.name()), (Ok(value), name));
+        }
+        for (name, value) in ChildOrder::NAMES {
+            assert_eq!((name.parse(), value.name()), (Ok(value), name));
+        }
+        for (name, value) in WipeStrategy::NAMES {
+            assert_eq!((name.parse(), value.name()), (Ok(value), name));
+        }
+        assert_eq!(
+            SearchConfig::preset(SearchConfig::PRESETS[0].0),
+            Ok(SearchConfig::default())
+        );
     }
 }

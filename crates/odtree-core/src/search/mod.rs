@@ -18,6 +18,6 @@ pub(crate) mod memory;
 
 pub use crate::objective::Metric;
 pub use crate::subproblem::{Cost, Lexicographic};
-pub use config::{Branching, CacheKind, ChildOrder, MemoryLimits, SearchConfig};
+pub use config::{Branching, CacheKind, ChildOrder, MemoryLimits, Preset, SearchConfig};
 pub use drivers::{Pareto, ParetoOutcome, SearchOutcome};
 pub use kernel::order::{gini_gain, information_gain};
