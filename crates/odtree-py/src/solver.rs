@@ -65,8 +65,9 @@ impl PySolver {
         })
     }
 
-    /// Solves for the optimal tree under `config`; returns a dict of results (see
-    /// `odtree._base`), or a list of them, one per quantile, for `"quantiles"`.
+    /// Solves for the optimal tree under `config`; returns a dict of results (its keys are
+    /// `SolveResult` in `odtree/_core.pyi`), or a list of them, one per quantile, for
+    /// `"quantiles"`.
     ///
     /// The GIL is released while the search runs. A Ctrl-C stops the search and the best tree
     /// so far is returned with status "interrupted"; a second Ctrl-C before the search has
