@@ -1,4 +1,5 @@
-"""Shared fixtures: where the benchmark datasets live and how to read one."""
+"""Shared fixtures and checks: where the benchmark datasets live and how to read one, and what
+several test families check of a fitted classifier."""
 
 import os
 from pathlib import Path
@@ -36,3 +37,28 @@ def data_dir() -> Path:
 def load(data_dir):
     """``load(name) -> (X, y)`` for a benchmark dataset of ``data_dir``."""
     return load_dataset
+
+
+#: The benchmark datasets (0/1 features).
+ALL_DATASETS = sorted(p.stem for p in data_path().glob("*.txt") if not p.stem.startswith("LICENSE"))
+
+
+def weighted_errors(model, X, y, sample_weight=None):
+    """Weighted misclassification of ``model.predict(X)``."""
+    weight = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
+    return float(np.sum(weight * (model.predict(X) != np.asarray(y))))
+
+
+def redundant_splits(model, X):
+    """Internal nodes whose two children are leaves that predict the same class."""
+    leaves = model.apply(X)
+    predicted = model.predict(X)
+    leaf_class = {leaf: predicted[leaves == leaf][0] for leaf in np.unique(leaves)}
+    tree = model.tree_
+    found = []
+    for node in np.flatnonzero(tree.children_left != -1):
+        left, right = tree.children_left[node], tree.children_right[node]
+        if tree.children_left[left] == -1 and tree.children_left[right] == -1:
+            if leaf_class[left] == leaf_class[right]:
+                found.append(node)
+    return found
