@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from odtree import _core
-from odtree._search.solver import CACHE_FIGURES
+from odtree._search.vocabulary import CACHE_FIGURES
 
 ARRAYS = {"children_left": np.int64, "children_right": np.int64, "feature": np.int64,
           "n_node_samples": np.int64, "weighted_n_node_samples": np.float64,

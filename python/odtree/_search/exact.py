@@ -24,7 +24,8 @@ from ..preprocessing._columns import column_names
 from ..preprocessing._features import BinaryFeature
 from .memory import parse_bytes
 from .progress import long_search_notice
-from .solver import CACHE_FIGURES, Solution
+from .solver import Solution
+from .vocabulary import CACHE_FIGURES
 
 #: What ``optimal_`` covers, by the ``thresholds`` setting (the ``optimal_over_`` attribute).
 EVERY_THRESHOLD = "every threshold of the input columns"

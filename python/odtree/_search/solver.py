@@ -16,6 +16,7 @@ from sklearn.utils.validation import check_array
 from ..tree._arrays import Tree
 from .memory import parse_bytes
 from .progress import Watcher, long_search_notice
+from .vocabulary import CACHE_FIGURES, DEFAULTS, MAX_DEPTH
 
 
 @dataclass
@@ -107,9 +108,6 @@ class Solution:
 #: The objective inputs that are arrays of numbers (lists are accepted too).
 _ARRAY_INPUTS = frozenset(("cost_matrix", "targets", "quantiles", "points"))
 
-#: The cache figures the core reports with each solution.
-CACHE_FIGURES = ("cache_entries", "cache_bytes", "cache_peak_entries", "cache_peak_bytes",
-                 "n_wipes", "cache_created_entries", "repaired")
 
 
 class Solver:
@@ -175,11 +173,11 @@ class Solver:
 
     def solve(self, sample_weight=None, *, max_depth=3, min_samples_leaf=1, time_limit=None,
               upper_bound=None, max_leaf_nodes=None, ccp_alpha=0.0, lexicographic=False,
-              search="murtree", cache=None, branching=None, depth2_solver=None,
+              search=DEFAULTS["search"], cache=None, branching=None, depth2_solver=None,
               incremental_counting=None, similarity_bound=None, child_order=None,
-              memory_limit=None, max_cache_entries=None, wipe_strategy="reuses",
-              wipe_factor=0.1, anytime=None, objective="misclassification", verbose=0,
-              callback=None, min_samples_split=2, min_weight_leaf=0.0, monotonic=None,
+              memory_limit=None, max_cache_entries=None, wipe_strategy=DEFAULTS["wipe_strategy"],
+              wipe_factor=DEFAULTS["wipe_factor"], anytime=None, objective="misclassification",
+              verbose=0, callback=None, min_samples_split=2, min_weight_leaf=0.0, monotonic=None,
               **inputs):
         """The optimal tree for these weights, limits and objective.
 
@@ -232,7 +230,7 @@ anytime
                                  "bound the size of the tree")
             # the leaf penalty or the leaves bound the depth as the search goes (and the
             # engine's depth, 64, is beyond any tree a person reads)
-            max_depth = min(self.n_features, 64)
+            max_depth = min(self.n_features, MAX_DEPTH)
         weight = None
         if sample_weight is not None:
             weight = np.ascontiguousarray(sample_weight, dtype=np.float64)

@@ -22,6 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._search.fitting import one_fit_at_a_time
 from .._search.solver import Solver
+from .._search.vocabulary import MAX_DEPTH
 from .._utils.deadline import Deadline
 from .._utils.registry import register
 from .._utils.warn import warn
@@ -68,7 +69,7 @@ class _OptimalBoosting(ClassifierMixin, BinarizedModel, BaseEstimator):
 
     _parameter_constraints: dict = {
         "D": [Interval(Real, 0, None, closed="neither")],
-        "max_depth": [Interval(Integral, 0, 64, closed="both")],
+        "max_depth": [Interval(Integral, 0, MAX_DEPTH, closed="both")],
         "min_samples_leaf": [Interval(Integral, 1, None, closed="left")],
         "estimator": [HasMethods(["fit", "get_params"]), None],
         "pricing": [StrOptions({"optimal", "greedy"})],

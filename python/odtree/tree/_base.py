@@ -30,6 +30,7 @@ from .._search.fitting import one_fit_at_a_time
 from .._search.interrupts import note_interrupt
 from .._search.memory import parse_bytes
 from .._search.solver import Solution, Solver
+from .._search.vocabulary import MAX_DEPTH, OPTIONS
 from .._utils.deadline import Deadline
 from .._utils.inputs import is_dataframe
 from .._utils.registry import register
@@ -56,7 +57,7 @@ CACHE_ATTRIBUTES = {
 
 #: Parameter checks shared by every estimator.
 SEARCH_CONSTRAINTS: dict = {
-    "max_depth": [Interval(Integral, 0, 64, closed="both"), None],
+    "max_depth": [Interval(Integral, 0, MAX_DEPTH, closed="both"), None],
     "min_samples_leaf": [Interval(Integral, 1, None, closed="left"),
                          Interval(RealNotInt, 0.0, 1.0, closed="neither")],
     "time_limit": [Interval(Real, 0, None, closed="left"), None],
@@ -67,16 +68,16 @@ SEARCH_CONSTRAINTS: dict = {
     "verbose": ["verbose"],
     "callback": [callable, None],
     "lexicographic": ["boolean"],
-    "search": [StrOptions({"murtree", "dl85"})],
-    "cache": [StrOptions({"trie", "hash", "dataset"}), None],
-    "branching": [StrOptions({"in_order", "gini", "gain_asc", "gain_desc"}), None],
+    "search": [StrOptions(set(OPTIONS["search"]))],
+    "cache": [StrOptions(set(OPTIONS["cache"])), None],
+    "branching": [StrOptions(set(OPTIONS["branching"])), None],
     "depth2_solver": ["boolean", None],
     "incremental_counting": ["boolean", None],
     "similarity_bound": ["boolean", None],
-    "child_order": [StrOptions({"larger_error_first", "left_first"}), None],
+    "child_order": [StrOptions(set(OPTIONS["child_order"])), None],
     "memory_limit": [Interval(Integral, 1, None, closed="left"), str, None],
     "max_cache_entries": [Interval(Integral, 1, None, closed="left"), None],
-    "wipe_strategy": [StrOptions({"reuses", "descendants", "all"})],
+    "wipe_strategy": [StrOptions(set(OPTIONS["wipe_strategy"]))],
     "wipe_factor": [Interval(Real, 0, 1, closed="right")],
     "thresholds": [StrOptions({"auto", "quantile", "midpoints", "tree", "exact"})],
     "n_thresholds": [Interval(Integral, 1, None, closed="left")],

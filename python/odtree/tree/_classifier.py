@@ -9,6 +9,7 @@ from sklearn.base import ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
 
+from .._search.vocabulary import DEFAULTS
 from ._base import SEARCH_CONSTRAINTS, LeafClassifier, OptimalTreeBase
 from ._constraints import CONSTRAINT_PARAMETERS
 from ._validation import validate_classification
@@ -280,11 +281,12 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
     }
 
     def __init__(self, max_depth=3, min_samples_leaf=1, time_limit=None, upper_bound=None, *,
-                 max_leaf_nodes=None, ccp_alpha=0.0, lexicographic=False, search="murtree",
+                 max_leaf_nodes=None, ccp_alpha=0.0, lexicographic=False, search=DEFAULTS["search"],
                  cache=None,
                  branching=None, depth2_solver=None, incremental_counting=None,
                  similarity_bound=None, child_order=None, memory_limit=None,
-                 max_cache_entries=None, wipe_strategy="reuses", wipe_factor=0.1,
+                 max_cache_entries=None, wipe_strategy=DEFAULTS["wipe_strategy"],
+                 wipe_factor=DEFAULTS["wipe_factor"],
                  thresholds="auto", n_thresholds=10, missing="error",
                  criterion="misclassification",
                  class_weight=None, cost_matrix=None, fast_error_function=None,

@@ -9,6 +9,7 @@ import numpy as np
 from sklearn.base import RegressorMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._search.vocabulary import DEFAULTS
 from ._arrays import Tree
 from ._base import SEARCH_CONSTRAINTS, OptimalTreeBase, node_losses
 from ._constraints import CONSTRAINT_PARAMETERS, checked_monotonic_cst
@@ -110,11 +111,11 @@ cache_peak_bytes_, n_wipes_
     def __init__(self, max_depth=3, min_samples_leaf=1, time_limit=None, upper_bound=None, *,
                  criterion="squared_error", quantile=0.5, quantiles=None, max_leaf_nodes=None,
                  ccp_alpha=0.0,
-                 lexicographic=False, search="murtree", cache=None, branching=None,
+                 lexicographic=False, search=DEFAULTS["search"], cache=None, branching=None,
                  depth2_solver=None, incremental_counting=None, similarity_bound=None,
                  child_order=None, memory_limit=None, max_cache_entries=None,
-                 wipe_strategy="reuses", wipe_factor=0.1, thresholds="auto",
-                 n_thresholds=10, missing="error",
+                 wipe_strategy=DEFAULTS["wipe_strategy"], wipe_factor=DEFAULTS["wipe_factor"],
+                 thresholds="auto", n_thresholds=10, missing="error",
                  anytime=None, verbose=0, callback=None, min_samples_split=2,
                  min_weight_fraction_leaf=0.0, monotonic_cst=None):
         self.max_depth = max_depth

@@ -12,6 +12,7 @@ from sklearn.base import ClusterMixin, _fit_context
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import _num_samples, check_is_fitted
 
+from .._search.vocabulary import DEFAULTS
 from ._base import SEARCH_CONSTRAINTS, OptimalTreeBase, node_losses, rows_per_node
 from ._validation import plain_labels
 
@@ -108,10 +109,11 @@ callback
     }
 
     def __init__(self, max_depth=3, n_clusters=None, min_samples_leaf=1, time_limit=None, *,
-                 max_leaf_nodes=None, ccp_alpha=0.0, lexicographic=False, search="murtree",
+                 max_leaf_nodes=None, ccp_alpha=0.0, lexicographic=False, search=DEFAULTS["search"],
                  cache=None, branching=None, depth2_solver=None, incremental_counting=None,
                  similarity_bound=None, child_order=None, memory_limit=None,
-                 max_cache_entries=None, wipe_strategy="reuses", wipe_factor=0.1,
+                 max_cache_entries=None, wipe_strategy=DEFAULTS["wipe_strategy"],
+                 wipe_factor=DEFAULTS["wipe_factor"],
                  thresholds="auto", n_thresholds=10, missing="error",
                  anytime=None, verbose=0, callback=None):
         self.max_depth = max_depth
@@ -350,10 +352,11 @@ callback
     def __init__(self, max_depth=3, min_samples_leaf=1, time_limit=None, upper_bound=None, *,
                  error_function=None, fast_error_function=None, leaf_value_function=None,
                  max_leaf_nodes=None,
-                 ccp_alpha=0.0, lexicographic=False, search="murtree", cache=None,
+                 ccp_alpha=0.0, lexicographic=False, search=DEFAULTS["search"], cache=None,
                  branching=None, depth2_solver=None, incremental_counting=None,
                  similarity_bound=None, child_order=None, memory_limit=None,
-                 max_cache_entries=None, wipe_strategy="reuses", wipe_factor=0.1,
+                 max_cache_entries=None, wipe_strategy=DEFAULTS["wipe_strategy"],
+                 wipe_factor=DEFAULTS["wipe_factor"],
                  thresholds="auto", n_thresholds=10, missing="error",
                  anytime=None, verbose=0, callback=None):
         self.max_depth = max_depth
