@@ -25,7 +25,7 @@ from ..preprocessing._features import BinaryFeature
 from .memory import parse_bytes
 from .progress import long_search_notice
 from .solver import Solution
-from .vocabulary import CACHE_FIGURES
+from .vocabulary import CACHE_FIGURES, branching_nodes, leaf_penalty
 
 #: What ``optimal_`` covers, by the ``thresholds`` setting (the ``optimal_over_`` attribute).
 EVERY_THRESHOLD = "every threshold of the input columns"
@@ -187,7 +187,7 @@ def solve_exact(estimator, X, binary_X, labels, n_classes, weight, grid: Solutio
 
     matrix, sources = exact_inputs(estimator, X, weight, binary_X)
     kept_weight = np.ascontiguousarray(weight[weight > 0], dtype=np.float64)
-    penalty = float(estimator.ccp_alpha) * float(kept_weight.sum())
+    penalty = leaf_penalty(estimator.ccp_alpha, kept_weight.sum())
     bound = np.inf if estimator.upper_bound is None else float(estimator.upper_bound)
     # the first trees: the grid's and CART's at the same depth, the better one kept (at
     # depths 1 and 2 the exact search is quicker than CART)
@@ -221,7 +221,7 @@ def solve_exact(estimator, X, binary_X, labels, n_classes, weight, grid: Solutio
     with long_search_notice(time_limit is None and not quiet):
         result = _core.solve_numeric(
             matrix, kept_weight, **arguments, max_depth=int(depth),
-            max_nodes=None if max_leaf_nodes is None else int(max_leaf_nodes) - 1,
+            max_nodes=branching_nodes(max_leaf_nodes),
             min_samples_leaf=int(limits["min_samples_leaf"]),
             min_samples_split=int(limits.get("min_samples_split", 2)),
             min_weight_leaf=float(limits.get("min_weight_leaf", 0.0)),

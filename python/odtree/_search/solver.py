@@ -16,7 +16,7 @@ from sklearn.utils.validation import check_array
 from ..tree._arrays import Tree
 from .memory import parse_bytes
 from .progress import Watcher, long_search_notice
-from .vocabulary import CACHE_FIGURES, DEFAULTS, MAX_DEPTH
+from .vocabulary import CACHE_FIGURES, DEFAULTS, MAX_DEPTH, branching_nodes, leaf_penalty
 
 
 @dataclass
@@ -241,8 +241,8 @@ anytime
             min_samples_leaf=min(min_samples_leaf, self.n_samples + 1),
             upper_bound=np.inf if upper_bound is None else float(upper_bound),
             search=search,
-            max_nodes=None if max_leaf_nodes is None else min(max_leaf_nodes - 1, 2**32 - 1),
-            leaf_penalty=float(ccp_alpha) * total,
+            max_nodes=branching_nodes(max_leaf_nodes),
+            leaf_penalty=leaf_penalty(ccp_alpha, total),
             lexicographic=bool(lexicographic), cache=cache, branching=branching,
             depth2_solver=depth2_solver, incremental_counting=incremental_counting,
             similarity_bound=similarity_bound, child_order=child_order,
