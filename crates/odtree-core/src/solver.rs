@@ -5,16 +5,12 @@ use crate::cache::{CacheReport, DatasetIndex, PathIndex, TrieIndex};
 use crate::data::Dataset;
 use crate::error::OdtError;
 use crate::error::Result;
-use crate::objective::{
-    check_targets, ByRows, CentroidDistance, CostMatrix, Metric, Misclassification, Objective,
-    Pinball, SquaredError,
-};
+use crate::objective::{Metric, Misclassification, Objective};
 use crate::search::drivers::{
     CartDriver, Driver, ExactDriver, Inputs, ParetoDriver, QuantilesDriver,
 };
 use crate::search::{CacheKind, SearchConfig, SearchOutcome};
 use crate::stats::Weights;
-use crate::task::Task;
 use crate::tree::Tree;
 use std::time::Instant;
 
@@ -81,7 +77,7 @@ pub struct Solution {
     /// How the solve went, as (seconds, objective, proven lower bound): each better tree the
     /// search found at the root (its bound 0 until proven), then where it ended.
     pub progress: Vec<[f64; 3]>,
-    /// For a [`Task::Metric`], the root's Pareto front of (false positives, false negatives),
+    /// For a [`Task::Metric`](crate::Task::Metric), the root's Pareto front of (false positives, false negatives),
     /// by increasing false positives; else empty.
     pub front: Vec<[f64; 2]>,
 }
@@ -148,56 +144,6 @@ impl Solver {
         budget: Budget,
     ) -> Result<Solution> {
         self.run(CartDriver, config, weights, budget).map(only)
-    }
-
-    /// Solves for the built-in objective `task`: one solution, or one per quantile for
-    /// [`Task::Quantiles`].
-    pub fn solve_task(
-        &self,
-        task: Task,
-        config: &SearchConfig,
-        weights: Option<&[f64]>,
-        budget: Budget,
-    ) -> Result<Vec<Solution>> {
-        let k = self.data.n_classes();
-        let one = match task {
-            Task::Misclassification => self.solve(config, weights, budget),
-            Task::CostMatrix(costs) => {
-                self.solve_objective(config, weights, budget, |_, _| CostMatrix::new(costs, k))
-            }
-            Task::SquaredError(targets) => {
-                self.solve_objective(config, weights, budget, |_, weights| {
-                    SquaredError::new(&targets, weights)
-                })
-            }
-            Task::AbsoluteError(targets) => {
-                self.solve_objective(config, weights, budget, |data, _| {
-                    check_targets(&targets, data.n_rows())?;
-                    Ok(ByRows::new(Pinball::absolute(&targets)))
-                })
-            }
-            Task::Quantile { targets, quantile } => {
-                if !(quantile > 0.0 && quantile < 1.0) {
-                    return Err(OdtError::InvalidParameter(format!(
-                        "quantile must be in (0, 1), got {quantile}"
-                    )));
-                }
-                self.solve_objective(config, weights, budget, |data, _| {
-                    check_targets(&targets, data.n_rows())?;
-                    Ok(ByRows::new(Pinball::new(&targets, quantile, 1.0)))
-                })
-            }
-            Task::Centroid { points, dim } => {
-                self.solve_objective(config, weights, budget, |_, weights| {
-                    Ok(ByRows::new(CentroidDistance::new(points, dim, weights)?))
-                })
-            }
-            Task::Quantiles { targets, quantiles } => {
-                return self.solve_quantiles(config, weights, budget, &targets, &quantiles)
-            }
-            Task::Metric(metric) => self.solve_metric(metric, config, weights, budget),
-        };
-        one.map(|solution| vec![solution])
     }
 
     /// Finds the optimal tree for the objective `make` builds from the data and the checked

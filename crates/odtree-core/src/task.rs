@@ -1,11 +1,18 @@
-//! What a solve minimises, named as in the Python API, with the data each objective needs.
+//! What a solve minimises, named as in the Python API, with the data each objective needs
+//! and how it is solved: the one file that names the built-in objectives (STreeD's task
+//! registry).
 //!
 //! Bindings read an objective's name and inputs into a [`Task`], and
-//! [`Solver::solve_task`](crate::Solver::solve_task) builds the objective and solves. Names
-//! are checked here, once: an unknown name or a missing input is an error that says which.
+//! [`Solver::solve_task`] builds the objective and solves. Names are checked here, once: an
+//! unknown name or a missing input is an error that says which.
 
+use crate::budget::Budget;
 use crate::error::{OdtError, Result};
-use crate::objective::Metric;
+use crate::objective::{
+    check_targets, ByRows, CentroidDistance, CostMatrix, Metric, Pinball, SquaredError,
+};
+use crate::search::SearchConfig;
+use crate::solver::{Solution, Solver};
 
 /// A built-in objective and its data.
 #[derive(Clone, Debug, PartialEq)]
@@ -112,6 +119,58 @@ impl Task {
                 )))
             }
         })
+    }
+}
+
+impl Solver {
+    /// Solves for the built-in objective `task`: one solution, or one per quantile for
+    /// [`Task::Quantiles`].
+    pub fn solve_task(
+        &self,
+        task: Task,
+        config: &SearchConfig,
+        weights: Option<&[f64]>,
+        budget: Budget,
+    ) -> Result<Vec<Solution>> {
+        let k = self.data().n_classes();
+        let one = match task {
+            Task::Misclassification => self.solve(config, weights, budget),
+            Task::CostMatrix(costs) => {
+                self.solve_objective(config, weights, budget, |_, _| CostMatrix::new(costs, k))
+            }
+            Task::SquaredError(targets) => {
+                self.solve_objective(config, weights, budget, |_, weights| {
+                    SquaredError::new(&targets, weights)
+                })
+            }
+            Task::AbsoluteError(targets) => {
+                self.solve_objective(config, weights, budget, |data, _| {
+                    check_targets(&targets, data.n_rows())?;
+                    Ok(ByRows::new(Pinball::absolute(&targets)))
+                })
+            }
+            Task::Quantile { targets, quantile } => {
+                if !(quantile > 0.0 && quantile < 1.0) {
+                    return Err(OdtError::InvalidParameter(format!(
+                        "quantile must be in (0, 1), got {quantile}"
+                    )));
+                }
+                self.solve_objective(config, weights, budget, |data, _| {
+                    check_targets(&targets, data.n_rows())?;
+                    Ok(ByRows::new(Pinball::new(&targets, quantile, 1.0)))
+                })
+            }
+            Task::Centroid { points, dim } => {
+                self.solve_objective(config, weights, budget, |_, weights| {
+                    Ok(ByRows::new(CentroidDistance::new(points, dim, weights)?))
+                })
+            }
+            Task::Quantiles { targets, quantiles } => {
+                return self.solve_quantiles(config, weights, budget, &targets, &quantiles)
+            }
+            Task::Metric(metric) => self.solve_metric(metric, config, weights, budget),
+        };
+        one.map(|solution| vec![solution])
     }
 }
 
