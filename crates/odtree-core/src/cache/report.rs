@@ -1,5 +1,5 @@
-//! What a cache held and did: the counters of its life, and the report a solution carries,
-//! with each figure's name in the bindings.
+//! What a cache held and did (spec §6 and §7): the counters of its life, and the report a
+//! solution carries, with each figure's name in the bindings.
 
 /// Counters of a cache's life.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -1,5 +1,5 @@
 //! The store of subproblems: per id of a key index, the bounds and solutions of each budget
-//! asked of it, and what a memory limit needs to count (spec §2.5 and §6).
+//! asked of it, and what a memory limit needs to count (spec §4.1 and §6).
 
 use super::{CacheStats, Entry, Handle, Key, KeyIndex, WipeStrategy, NONE};
 use crate::data::Item;
