@@ -13,13 +13,16 @@ only what the site shows, never the docstrings themselves, in two ways:
   ``{"a", "b"}`` choice set as the default (so ``{"short", "mid", "long"}, default="mid"``
   read "short") and gives every name of a grouped entry (``oracle, time_limit, ...``) the
   default of the first one. The signature is the truth: every documented parameter that the
-  signature names gets the signature's default ("required" when it has none), and a type
+  signature names gets the signature's default as Python shows it at run time ("required"
+  when it has none; a default read from the core shows its value), and a type
   with a choice set or a comma is shown as written (``{"short", "mid", "long"} or list of
   int``, ``int, RandomState or None``), not as the Python set or tuple Griffe parses.
 """
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import re
 from pathlib import Path
 
@@ -133,6 +136,7 @@ def _fix_defaults(obj) -> None:
         signature = {p.name: p for p in obj.parameters}
     except (AttributeError, KeyError):
         return
+    shown = _runtime_defaults(obj.path)
     for section in obj.docstring.parsed:
         if section.kind is griffe.DocstringSectionKind.attributes:
             for attribute in section.value:
@@ -146,10 +150,23 @@ def _fix_defaults(obj) -> None:
             if in_signature is not None and in_signature.kind not in (
                 griffe.ParameterKind.var_positional, griffe.ParameterKind.var_keyword
             ):
-                parameter.value = in_signature.default
+                parameter.value = shown.get(parameter.name, in_signature.default)
             documented = _documented_type(obj.docstring.value, parameter.name)
             if documented is not None and ("{" in documented or "," in documented):
                 parameter.annotation = documented  # as written, not as a Python tuple or set
+
+
+def _runtime_defaults(path: str) -> dict[str, str]:
+    """The defaults of the object at ``path`` as Python shows them when it runs: a default
+    read from the core (``wipe_factor=DEFAULTS["wipe_factor"]``) shows its value, ``0.1``,
+    where the source shows the expression. Empty when the object cannot be imported."""
+    module, _, name = path.rpartition(".")
+    try:
+        signature = inspect.signature(getattr(importlib.import_module(module), name))
+    except (ImportError, AttributeError, TypeError, ValueError):
+        return {}
+    return {p.name: repr(p.default) for p in signature.parameters.values()
+            if p.default is not inspect.Parameter.empty}
 
 
 def _documented_type(text: str, name: str) -> str | None:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from odtree._search import interrupts
 
 DEFAULT_DATA_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets"
 
@@ -22,6 +23,13 @@ def load_dataset(name: str) -> tuple[np.ndarray, np.ndarray]:
         pytest.fail(f"dataset {path} not found (set ODTREE_DATA to the dataset folder)")
     data = np.loadtxt(path, dtype=np.int64)
     return data[:, 1:], data[:, 0]
+
+
+@pytest.fixture(autouse=True)
+def no_interrupt_before(monkeypatch):
+    """Each test starts as if no Ctrl-C came before it: two within a few seconds stop the
+    caller's program, and one test's interrupt must not count as another's first."""
+    monkeypatch.setattr(interrupts, "_last_interrupt", [float("-inf")])
 
 
 @pytest.fixture(scope="session")
