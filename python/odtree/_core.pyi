@@ -72,6 +72,8 @@ class SolveResult(TypedDict):
     label: _Ints
     #: The value each node predicts (regression), else its label.
     leaf_value: _Floats
+    #: Each node's loss were it a leaf, leaf penalty left out (the node impurities).
+    node_loss: _Floats
     objective: float
     lower_bound: float
     #: One of :data:`STATUSES`.
@@ -105,6 +107,8 @@ class NumericResult(TypedDict):
     weighted_n_node_samples: _Floats
     label: _Ints
     leaf_value: _Floats
+    #: Each node's loss were it a leaf, leaf penalty left out.
+    node_loss: _Floats
     objective: float
     lower_bound: float
     status: str

@@ -80,6 +80,9 @@ pub struct Solution {
     /// For a [`Task::Metric`](crate::Task::Metric), the root's Pareto front of (false positives, false negatives),
     /// by increasing false positives; else empty.
     pub front: Vec<[f64; 2]>,
+    /// Each node's loss were it a leaf (its rows' cost around its prediction), leaf penalty
+    /// left out: the node impurities the estimators report, in the tree's node order.
+    pub node_losses: Vec<f64>,
 }
 
 /// Holds a dataset's bitsets so it can be solved repeatedly with other weights or settings.
@@ -228,7 +231,7 @@ impl Solver {
             .into_iter()
             .map(|mut outcome| {
                 outcome.tree.map_features(|f| features[f as usize]);
-                Self::finish(outcome, start, D::PROVES)
+                Self::finish(outcome, start, D::PROVES, config.leaf_penalty)
             })
             .collect())
     }
@@ -289,8 +292,9 @@ impl Solver {
     }
 
     /// The solution of a driver's `outcome`, its search started at `start`; `proves`: whether
-    /// the driver proves its trees optimal when it runs to its end.
-    fn finish(outcome: SearchOutcome, start: Instant, proves: bool) -> Solution {
+    /// the driver proves its trees optimal when it runs to its end; `leaf_penalty`: what each
+    /// leaf's cost holds beyond its rows' loss.
+    fn finish(outcome: SearchOutcome, start: Instant, proves: bool, leaf_penalty: f64) -> Solution {
         let status = match (outcome.stopped, outcome.infeasible) {
             (Some(Stop::TimeLimit), _) => Status::TimeLimit,
             (Some(Stop::Interrupted), _) => Status::Interrupted,
@@ -302,7 +306,11 @@ impl Solver {
         let seconds = start.elapsed().as_secs_f64();
         let mut progress = outcome.progress;
         progress.push([seconds, outcome.objective, outcome.lower_bound]);
+        let node_losses = (outcome.tree.nodes().iter())
+            .map(|node| (node.leaf_cost - leaf_penalty).max(0.0))
+            .collect();
         Solution {
+            node_losses,
             objective: outcome.objective,
             tree: outcome.tree,
             lower_bound: outcome.lower_bound,

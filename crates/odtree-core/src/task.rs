@@ -199,4 +199,33 @@ mod tests {
             .to_string()
             .contains("expected one of misclassification"));
     }
+
+    /// Each node's loss is its leaf cost without the penalty: the leaves' losses add up to
+    /// the objective less one penalty per leaf, and the root's is the one-leaf tree's loss.
+    #[test]
+    fn node_losses_are_leaf_costs_without_the_penalty() {
+        use crate::budget::Budget;
+        use crate::data::Dataset;
+        let x = [0, 0, 0, 1, 1, 0, 1, 1, 0, 1, 1, 1];
+        let data = Dataset::new(&x, 6, &[0, 0, 0, 0, 0, 0], 2).unwrap();
+        let targets = vec![1.0, 4.0, 2.0, 8.0, 3.0, 5.0];
+        let config = SearchConfig {
+            max_depth: 2,
+            leaf_penalty: 0.5,
+            ..SearchConfig::default()
+        };
+        let task = Task::SquaredError(targets.clone());
+        let solution = Solver::new(data)
+            .solve_task(task, &config, None, Budget::default())
+            .unwrap()
+            .remove(0);
+        let nodes = solution.tree.nodes();
+        let leaves: Vec<usize> = (0..nodes.len()).filter(|&i| nodes[i].is_leaf()).collect();
+        let losses: f64 = leaves.iter().map(|&i| solution.node_losses[i]).sum();
+        let penalties = 0.5 * leaves.len() as f64;
+        assert!((losses + penalties - solution.objective).abs() < 1e-9);
+        let mean = targets.iter().sum::<f64>() / 6.0;
+        let root: f64 = targets.iter().map(|y| (y - mean) * (y - mean)).sum();
+        assert!((solution.node_losses[0] - root).abs() < 1e-9);
+    }
 }

@@ -106,6 +106,10 @@ pub fn solution_to_dict<'py>(py: Python<'py>, solution: &Solution) -> PyResult<B
     dict.set_item("weighted_n_node_samples", PyArray1::from_vec(py, weight))?;
     dict.set_item("label", PyArray1::from_vec(py, label))?;
     dict.set_item("leaf_value", PyArray1::from_vec(py, leaf_value))?;
+    dict.set_item(
+        "node_loss",
+        PyArray1::from_vec(py, solution.node_losses.clone()),
+    )?;
     dict.set_item("objective", solution.objective)?;
     dict.set_item("lower_bound", solution.lower_bound)?;
     dict.set_item("status", solution.status.as_str())?;
@@ -164,6 +168,8 @@ pub fn numeric_solution_to_dict<'py>(
     dict.set_item("label", PyArray1::from_vec(py, label))?;
     let leaf_value: Vec<f64> = nodes.iter().map(|n| n.value).collect();
     dict.set_item("leaf_value", PyArray1::from_vec(py, leaf_value))?;
+    let node_loss: Vec<f64> = nodes.iter().map(|n| n.loss).collect();
+    dict.set_item("node_loss", PyArray1::from_vec(py, node_loss))?;
     dict.set_item("objective", solution.objective)?;
     dict.set_item("lower_bound", solution.lower_bound)?;
     dict.set_item("status", solution.status.as_str())?;

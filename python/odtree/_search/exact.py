@@ -302,7 +302,7 @@ def cart_tree(max_depth, max_leaf_nodes, limits, matrix, labels, weight, objecti
         "threshold": tree.threshold.astype(np.float64),
         "value": stats, "n_node_samples": rows.astype(np.int64),
         "weighted_n_node_samples": node_weight, "label": label.astype(np.int64),
-        "leaf_value": value,
+        "leaf_value": value, "node_loss": np.maximum(loss, 0),
         "objective": float(np.maximum(loss[is_leaf], 0).sum() + penalty * is_leaf.sum()),
         "lower_bound": 0.0, "status": "time_limit", "cache_entries": 0, "seconds": 0.0,
     }

@@ -52,6 +52,10 @@ class Solution:
         How the search went: each better tree it found at the root, then where it ended, as
         (seconds since the start, objective, proven lower bound). The bound of a tree found
         along the way is 0: it is proven only when the search ends.
+    node_losses : ndarray of float64, shape (node_count,)
+        Each node's loss were it a leaf (its rows' cost around its prediction, the leaf
+        penalty left out), as the core computed it: the node impurities of the regressor
+        and the clusterer.
     """
 
     tree: Tree
@@ -64,6 +68,7 @@ class Solution:
     seconds: float = 0.0
     progress: np.ndarray = field(default_factory=lambda: np.empty((0, 3)))
     pareto_front: np.ndarray = field(default_factory=lambda: np.empty((0, 2)))
+    node_losses: np.ndarray = field(default_factory=lambda: np.empty(0))
     n_features: int | None = None
     """The columns of the 0/1 matrices :meth:`apply` takes (``None``: not checked)."""
 
@@ -102,7 +107,8 @@ class Solution:
                    cache=cache, seconds=float(result["seconds"]),
                    progress=np.asarray(result["progress"], dtype=np.float64).reshape(-1, 3),
                    pareto_front=np.asarray(result["pareto_front"],
-                                           dtype=np.float64).reshape(-1, 2))
+                                           dtype=np.float64).reshape(-1, 2),
+                   node_losses=np.asarray(result["node_loss"], dtype=np.float64))
 
 
 #: The objective inputs that are arrays of numbers (lists are accepted too).

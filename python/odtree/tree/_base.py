@@ -526,14 +526,6 @@ def resolved_min_samples_leaf(min_samples_leaf, n_samples: int) -> int:
     return max(1, math.ceil(min_samples_leaf * n_samples))
 
 
-def node_losses(tree: Tree, binary_X: np.ndarray, loss) -> np.ndarray:
-    """``loss(node, rows)`` of each node of ``tree`` on the rows of ``binary_X`` reaching it
-    (0 for a node no row reaches): the node impurities of :attr:`Tree.impurity`."""
-    rows = rows_per_node(tree, binary_X)
-    return np.array([float(loss(node, here)) if len(here) else 0.0
-                     for node, here in enumerate(rows)], dtype=np.float64)
-
-
 def binarize_input(estimator, X) -> np.ndarray:
     """The binary features of the rows ``X`` for a fitted ``estimator``, after checking ``X``
     against the columns it was fitted on."""

@@ -11,7 +11,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._search.vocabulary import DEFAULTS
 from ._arrays import Tree
-from ._base import SEARCH_CONSTRAINTS, OptimalTreeBase, node_losses
+from ._base import SEARCH_CONSTRAINTS, OptimalTreeBase
 from ._constraints import CONSTRAINT_PARAMETERS, checked_monotonic_cst
 
 
@@ -186,18 +186,11 @@ cache_peak_bytes_, n_wipes_
             result = self._fit_tree(binary_X, labels, 1, weight, objective=self.criterion,
                                     targets=y[kept], quantile=float(self.quantile))
             self.tree_ = _with_values(result)
-            if self._exact_search:  # the tree's thresholds joined the features
-                binary_X = self.binarizer_._transform_checked(X)[kept]
-            self.tree_.impurity = _node_losses(self.tree_, binary_X, y[kept], weight[kept],
-                                               self.criterion, float(self.quantile))
         else:
             quantiles = self._checked_quantiles()
             results = self._fit_tree(binary_X, labels, 1, weight, objective="quantiles",
                                      targets=y[kept], quantiles=quantiles)
             self.trees_ = [_with_values(result) for result in results]
-            for tree, quantile in zip(self.trees_, quantiles, strict=True):
-                tree.impurity = _node_losses(tree, binary_X, y[kept], weight[kept],
-                                             "quantile", float(quantile))
             self.tree_ = self.trees_[0]
             self.objectives_ = np.array([result.objective for result in results])
             self.objective_ = float(self.objectives_.sum())
@@ -237,28 +230,10 @@ cache_peak_bytes_, n_wipes_
 
 def _with_values(solution) -> Tree:
     """The tree of a :class:`Solution`, with each node's prediction (the objective's leaf
-    value) as its value."""
+    value) as its value and its loss around it (the core's) as its impurity."""
     tree = solution.tree
     return Tree(
         children_left=tree.children_left, children_right=tree.children_right,
         feature=tree.feature, value=solution.leaf_values.reshape(-1, 1, 1),
         n_node_samples=tree.n_node_samples,
-        weighted_n_node_samples=tree.weighted_n_node_samples)
-
-
-def _node_losses(tree: Tree, binary_X, targets, weight, criterion: str,
-                 quantile: float) -> np.ndarray:
-    """The weighted loss of each node's training rows around the node's prediction."""
-    prediction = tree.value[:, 0, 0]
-
-    def loss(node, rows):
-        residual = targets[rows] - prediction[node]
-        if criterion == "squared_error":
-            each = residual**2
-        elif criterion == "absolute_error":
-            each = np.abs(residual)
-        else:
-            each = np.maximum(quantile * residual, (quantile - 1) * residual)
-        return np.dot(weight[rows], each)
-
-    return node_losses(tree, binary_X, loss)
+        weighted_n_node_samples=tree.weighted_n_node_samples, impurity=solution.node_losses)

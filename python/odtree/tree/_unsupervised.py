@@ -13,7 +13,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import _num_samples, check_is_fitted
 
 from .._search.vocabulary import DEFAULTS
-from ._base import SEARCH_CONSTRAINTS, OptimalTreeBase, node_losses, rows_per_node
+from ._base import SEARCH_CONSTRAINTS, OptimalTreeBase, rows_per_node
 from ._validation import plain_labels
 
 
@@ -23,13 +23,15 @@ class _NoLabels(OptimalTreeBase):
     def _fit_unlabelled(self, X, sample_weight, objective_of) -> tuple:
         """Validates and binarizes X, then searches with the objective arguments that
         ``objective_of(X, kept_positions)`` gives. Returns the 0/1 matrix of the kept rows,
-        their positions in X, and X as checked (dense)."""
+        their positions in X, and X as checked (dense). The tree's node impurities are the
+        core's node losses."""
         X, _ = self._validate_training_data(X, None, supervised=False)
         weight = self._checked_weight(sample_weight, X.shape[0])
         kept = np.flatnonzero(weight > 0)
         binary_X = self._binarize_training(X, None, weight)
-        self._fit_tree(binary_X, np.zeros(len(kept), dtype=np.uint32), 1, weight,
-                       **objective_of(X, kept))
+        solution = self._fit_tree(binary_X, np.zeros(len(kept), dtype=np.uint32), 1, weight,
+                                  **objective_of(X, kept))
+        self.tree_.impurity = solution.node_losses
         self._weight = weight[kept]
         return binary_X, kept, X
 
@@ -180,9 +182,6 @@ default=None
             "objective": "centroid", "points": np.ascontiguousarray(points_of(X)[kept]),
             "max_leaf_nodes": min(leaf_caps) if leaf_caps else None})
         points = points_of(X)[kept]
-        self.tree_.impurity = node_losses(self.tree_, binary_X, lambda node, rows: np.dot(
-            self._weight[rows], _lengths(points[rows] - np.average(
-                points[rows], axis=0, weights=self._weight[rows]))))
         leaves = np.flatnonzero(self.tree_.is_leaf_mask())
         self._cluster_of = np.full(self.tree_.node_count, -1, dtype=np.int64)
         self._cluster_of[leaves] = np.arange(len(leaves))
@@ -211,19 +210,6 @@ default=None
         """
         check_is_fitted(self)
         return self._cluster_of[self.apply(X)]
-
-
-def _lengths(vectors: np.ndarray) -> np.ndarray:
-    """Euclidean length of each row, scaled first so that huge coordinates do not overflow."""
-    scale = np.abs(vectors).max(axis=1, initial=0.0)
-    unit = np.divide(vectors, scale[:, np.newaxis], out=np.zeros_like(vectors),
-                     where=scale[:, np.newaxis] > 0)
-    return scale * np.linalg.norm(unit, axis=1)
-
-
-def _cost(result) -> float:
-    """The cost in what an error function returned: a number, or ``(cost, class_index)``."""
-    return float(result[0] if isinstance(result, tuple) else result)
 
 
 def _points(X) -> np.ndarray:
@@ -410,7 +396,7 @@ callback
         if (self.error_function is None) == (self.fast_error_function is None):
             raise ValueError("give exactly one of error_function and fast_error_function")
         if self.fast_error_function is not None:
-            binary_X, kept, node_cost = self._fit_class_weights(X, y, sample_weight)
+            binary_X, kept = self._fit_class_weights(X, y, sample_weight)
         else:
             user = self.error_function
 
@@ -419,11 +405,6 @@ callback
                         "function": lambda rows: user(kept[rows])}
 
             binary_X, kept, _ = self._fit_unlabelled(X, sample_weight, objective_of)
-
-            def node_cost(node, rows):
-                return _cost(user(kept[rows]))
-
-        self.tree_.impurity = node_losses(self.tree_, binary_X, node_cost)
         rows = rows_per_node(self.tree_, binary_X)
         leaves = np.flatnonzero(self.tree_.is_leaf_mask())
         value = self.leaf_value_function
@@ -439,7 +420,8 @@ callback
 
     def _fit_class_weights(self, X, y, sample_weight) -> tuple:
         """Searches with ``fast_error_function`` on the class weights of ``y``; returns the
-        kept rows' 0/1 matrix, their positions, and the cost of a node from its rows."""
+        kept rows' 0/1 matrix and their positions. The tree's node impurities are the core's
+        node losses."""
         if y is None:
             raise ValueError("fast_error_function needs the class labels y")
         X, y = self._validate_training_data(X, y)
@@ -452,14 +434,8 @@ callback
                                   weight, objective="fast_error_function",
                                   function=self.fast_error_function, labelled=False)
         self._node_labels = solution.node_labels
-        codes, row_weight = codes[kept], weight[kept]
-        n_classes, function = len(self.classes_), self.fast_error_function
-
-        def node_cost(node, rows):
-            return _cost(function(np.bincount(codes[rows], weights=row_weight[rows],
-                                              minlength=n_classes)))
-
-        return binary_X, kept, node_cost
+        self.tree_.impurity = solution.node_losses
+        return binary_X, kept
 
     def predict(self, X) -> np.ndarray:
         """The value of each row's leaf.

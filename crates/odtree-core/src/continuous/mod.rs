@@ -86,6 +86,8 @@ pub struct NumericNode {
     pub label: usize,
     /// The value it predicts as a leaf (the class index, or the regression value).
     pub value: f64,
+    /// Its rows' loss around that prediction, leaf penalty left out.
+    pub loss: f64,
 }
 
 /// The outcome of [`solve`].
@@ -241,6 +243,7 @@ fn flatten<L: Loss>(
     let mut stats = vec![0.0; loss.width()];
     here.iter().for_each(|&row| loss.add(&mut stats, row));
     let (label, value) = loss.predict(&stats);
+    let leaf_loss = loss.cost(&stats);
     let at = nodes.len();
     nodes.push(NumericNode {
         column: None,
@@ -252,6 +255,7 @@ fn flatten<L: Loss>(
         stats,
         label,
         value,
+        loss: leaf_loss,
     });
     if let Sub::Split(cut, left, right) = tree {
         let column = cut.column as usize;
