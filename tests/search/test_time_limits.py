@@ -159,3 +159,40 @@ def test_ctrl_c_returns_the_best_tree_within_half_a_second(case):
     assert outcome["status"] == "interrupted"
     assert waited <= 0.5, f"Ctrl-C took {waited:.2f} s to act"
     assert outcome["objective"] < 1e300  # a real tree, every leaf costed
+
+
+#: The child of a fit in another thread: the main thread waits for it, and on Ctrl-C (its
+#: KeyboardInterrupt) waits for it again; the fit's thread prints its outcome. (An event, not
+#: ``Thread.join``: a join that Ctrl-C interrupted can return at once the second time.)
+THREAD_CHILD = CHILD.split('print("fitting"')[0] + """
+import threading
+done = threading.Event()
+
+def fit():
+    start = time.perf_counter()
+    model.fit(X, y)
+    print(json.dumps({{"seconds": time.perf_counter() - start, "status": model.status_,
+                       "objective": model.objective_}}), flush=True)
+    done.set()
+
+threading.Thread(target=fit).start()
+print("fitting", flush=True)
+try:
+    done.wait()
+except KeyboardInterrupt:
+    done.wait()
+"""
+
+
+@pytest.mark.parametrize("case", ["midpoints", "exact_occupancy"])
+def test_ctrl_c_stops_a_fit_in_another_thread_within_half_a_second(case):
+    child = launch(THREAD_CHILD.format(tests=str(Path(__file__).parents[1]), limit=30.0,
+                                       case=textwrap.dedent(CASES[case])), "fitting")
+    time.sleep(1.0)
+    sent = time.perf_counter()
+    child.send_signal(signal.SIGINT)
+    outcome = outcome_of(child, timeout=60)
+    waited = outcome["received"] - sent
+    assert outcome["status"] == "interrupted"
+    assert waited <= 0.5, f"Ctrl-C took {waited:.2f} s to reach the fit's thread"
+    assert outcome["objective"] < 1e300

@@ -8,6 +8,45 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
+/// Ctrl-C as every thread sees it. Python runs its signal handlers, and so raises
+/// `KeyboardInterrupt`, in the main thread only: a search polled from another thread would
+/// never hear of a Ctrl-C. The first such search chains a handler of its own before
+/// Python's (which still runs, so the main thread raises as before, and Python's handler as
+/// `signal.getsignal` shows it is unchanged) that counts the SIGINTs the process receives.
+mod sigints {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Once;
+
+    static RECEIVED: AtomicUsize = AtomicUsize::new(0);
+    static COUNTING: Once = Once::new();
+
+    /// How many SIGINTs the process has received since the first call (0 where signals
+    /// cannot be counted).
+    pub fn received() -> usize {
+        #[cfg(unix)]
+        COUNTING.call_once(|| {
+            let count = || {
+                RECEIVED.fetch_add(1, Ordering::Relaxed);
+            };
+            // SAFETY: the action only increments an atomic, which is async-signal-safe.
+            let _ = unsafe { signal_hook::low_level::register(signal_hook::consts::SIGINT, count) };
+        });
+        #[cfg(not(unix))]
+        COUNTING.call_once(|| {});
+        RECEIVED.load(Ordering::Relaxed)
+    }
+}
+
+/// Whether the calling thread is Python's main thread, where `check_signals` sees Ctrl-C.
+fn on_main_thread(py: Python<'_>) -> bool {
+    let same = || -> PyResult<bool> {
+        let threading = py.import("threading")?;
+        let current = threading.call_method0("current_thread")?;
+        Ok(current.is(&threading.call_method0("main_thread")?))
+    };
+    same().unwrap_or(true)
+}
+
 /// How often the waiting thread looks for Ctrl-C while the work runs.
 pub const SIGNAL_POLL: Duration = Duration::from_millis(50);
 
@@ -39,6 +78,7 @@ pub struct Polled<T> {
 /// more when the work is done, the calling thread runs `on_poll` (which returns whether
 /// the work should stop) and looks for signals; a Ctrl-C, a stop asked by `on_poll`, or an
 /// exception raised by either raises `interrupt`, which the work sees through its budget.
+/// Off Python's main thread, Ctrl-C is the SIGINTs counted since the call began.
 /// A panic in the work is caught here, never carried across the boundary.
 pub fn poll_while<T, W, P>(
     py: Python<'_>,
@@ -51,6 +91,8 @@ where
     W: FnOnce() -> T + Send,
     P: FnMut(Python<'_>) -> PyResult<bool> + Send,
 {
+    // off the main thread, Ctrl-C is counted here (see `sigints`)
+    let mut counted = (!on_main_thread(py)).then(sigints::received);
     py.detach(|| {
         std::thread::scope(|scope| {
             let (sender, receiver) = mpsc::channel();
@@ -72,6 +114,11 @@ where
                         } else {
                             error.get_or_insert(raised);
                         }
+                    }
+                    if let Some(seen) = counted.as_mut() {
+                        let now = sigints::received();
+                        sigints += u32::try_from(now - *seen).unwrap_or(u32::MAX);
+                        *seen = now;
                     }
                     if sigints > 0 || stop_asked || error.is_some() {
                         interrupt.store(true, Ordering::Relaxed);
