@@ -150,7 +150,12 @@ def test_exact_search_memory_grows_with_the_rows_not_the_thresholds():
 @pytest.mark.parametrize("case", ["midpoints", "sleeping_callback", "regressor", "exact_wide",
                                   "exact_occupancy"])
 def test_ctrl_c_returns_the_best_tree_within_half_a_second(case):
-    child = _start(case, None)
+    _check_ctrl_c_stops(_start(case, None))
+
+
+def _check_ctrl_c_stops(child: subprocess.Popen) -> None:
+    """Ctrl-C, a second after ``child`` began fitting, stops the fit within half a second
+    with the best tree so far."""
     time.sleep(1.0)
     sent = time.perf_counter()
     child.send_signal(signal.SIGINT)
@@ -186,13 +191,6 @@ except KeyboardInterrupt:
 
 @pytest.mark.parametrize("case", ["midpoints", "exact_occupancy"])
 def test_ctrl_c_stops_a_fit_in_another_thread_within_half_a_second(case):
-    child = launch(THREAD_CHILD.format(tests=str(Path(__file__).parents[1]), limit=30.0,
-                                       case=textwrap.dedent(CASES[case])), "fitting")
-    time.sleep(1.0)
-    sent = time.perf_counter()
-    child.send_signal(signal.SIGINT)
-    outcome = outcome_of(child, timeout=60)
-    waited = outcome["received"] - sent
-    assert outcome["status"] == "interrupted"
-    assert waited <= 0.5, f"Ctrl-C took {waited:.2f} s to reach the fit's thread"
-    assert outcome["objective"] < 1e300
+    _check_ctrl_c_stops(launch(THREAD_CHILD.format(
+        tests=str(Path(__file__).parents[1]), limit=30.0, case=textwrap.dedent(CASES[case])),
+        "fitting"))

@@ -314,8 +314,7 @@ def _as_solution(estimator, result: dict, sources: Sources, objective: dict) -> 
     the rows where the feature holds go right."""
     features = estimator.binarizer_.features_
     index = {feature: i for i, feature in enumerate(features)}
-    names = [f.column_name for f in features]
-    column_names = _column_names(estimator)
+    names = column_names(estimator.binarizer_)
     left = np.asarray(result["children_left"]).copy()
     right = np.asarray(result["children_right"]).copy()
     feature = np.asarray(result["feature"]).copy()
@@ -325,7 +324,7 @@ def _as_solution(estimator, result: dict, sources: Sources, objective: dict) -> 
             feature[node] = source.feature
             continue
         threshold = float(result["threshold"][node])
-        name = column_names[source.column]
+        name = names[source.column]
         if source.missing_low and threshold == -np.inf:
             new = BinaryFeature(source.column, name, "missing")
         else:
@@ -339,7 +338,6 @@ def _as_solution(estimator, result: dict, sources: Sources, objective: dict) -> 
             if added is not None and added not in index:
                 index[added] = len(features)
                 features.append(added)
-                names.append(name)
         feature[node] = index[new]
         # the core sends x <= t left; odtree sends the rows where the feature holds right
         left[node], right[node] = right[node], left[node]
@@ -353,10 +351,6 @@ def _as_solution(estimator, result: dict, sources: Sources, objective: dict) -> 
     for name in CACHE_FIGURES:
         converted.setdefault(name, 0)
     return Solution._from_result(converted)
-
-
-def _column_names(estimator) -> list[str]:
-    return list(column_names(estimator.binarizer_))
 
 
 def grid_budget(time_limit: float | None) -> float:

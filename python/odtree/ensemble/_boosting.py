@@ -37,6 +37,7 @@ from ..tree._base import (
     settle_missing_directions,
 )
 from ..tree._classifier import OptimalTreeClassifier
+from ..tree._fitted import set_input
 from ..tree._validation import validate_classification
 from ._json import forest_from_dict, forest_to_json
 from ._master import DemirizMaster, LPBoostMaster, MDBoostMaster
@@ -113,9 +114,7 @@ class _OptimalBoosting(ClassifierMixin, BinarizedModel, BaseEstimator):
                                     n_thresholds=template.n_thresholds, missing=template.missing)
         binary = np.ascontiguousarray(self.binarizer_._fit_kept(
             X, y, np.ones(len(codes)), validated=True, deadline=deadline), dtype=np.uint8)
-        self.binary_features_ = list(self.binarizer_.features_)
-        self.binary_feature_names_ = np.array([f.name for f in self.binary_features_],
-                                              dtype=object)
+        set_input(self, self.binarizer_)
         self._grow(template, binary, codes, master, start, deadline)
         return self
 

@@ -43,6 +43,7 @@ from ..preprocessing._binarizer import (
 )
 from ._arrays import Tree
 from ._constraints import constraint_settings
+from ._fitted import set_input
 from ._validation import checked_sample_weight, densify, validate_training_data
 
 #: The cache figures of a search result (named by the core) and the fitted attributes that
@@ -382,9 +383,7 @@ class OptimalTreeBase(FittedTree, BaseEstimator):
             exact = exact and needs_exact(self.binarizer_)
         self._exact_search = exact
         self._exact_X = X if exact else None
-        self.binary_features_ = list(self.binarizer_.features_)
-        self.binary_feature_names_ = np.array([f.name for f in self.binary_features_],
-                                              dtype=object)
+        set_input(self, self.binarizer_)
         self._grid_complete = not exact and grid_covers_every_threshold(self.binarizer_)
         return binary_X
 
