@@ -90,6 +90,26 @@ fn tiny() -> impl Strategy<Value = Tiny> {
     })
 }
 
+/// Every split's threshold sends each of its rows the way the tree's counts say: the rows
+/// with a value at most the threshold reach the left child.
+fn check_thresholds(
+    data: &NumericData,
+    nodes: &[NumericNode],
+    at: usize,
+    rows: &[usize],
+) -> Result<(), TestCaseError> {
+    let node = &nodes[at];
+    prop_assert_eq!(node.rows, rows.len());
+    if let Some(column) = node.column {
+        let (left, right): (Vec<usize>, Vec<usize>) = rows
+            .iter()
+            .partition(|&&row| data.value(column, data.rank(column, row)) <= node.threshold);
+        check_thresholds(data, nodes, node.left, &left)?;
+        check_thresholds(data, nodes, node.right, &right)?;
+    }
+    Ok(())
+}
+
 fn check<L: Loss>(
     data: &NumericData,
     loss: &L,
@@ -103,6 +123,7 @@ fn check<L: Loss>(
     let expected = brute(data, loss, &kept, config.max_depth, nodes, config);
     let found = solve(data, loss, config, Budget::default());
     prop_assert_eq!(found.status, Status::Optimal);
+    check_thresholds(data, &found.nodes, 0, &kept)?;
     prop_assert!(
         (found.objective - expected).abs() < 1e-9,
         "{} vs {}",
@@ -152,7 +173,31 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Two classes of rows of weight one (or zero) over several words of 64 rows, with many
+    /// repeated values: the depth-two solver's sweeps over packed bits.
+    #[test]
+    fn two_counted_classes_meet_the_brute_force(
+        (x, n, m) in (60usize..200, 1usize..4).prop_flat_map(|(n, m)| {
+            (proptest::collection::vec(0u8..16, n * m), Just(n), Just(m))
+        }),
+        seed in any::<u64>(),
+        depth in 1u32..3,
+        min in 1usize..5,
+        nodes in prop_oneof![Just(u64::MAX), Just(2u64)],
+    ) {
+        let values: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
+        let data = NumericData::new(&values, n, m).unwrap();
+        // labels mostly following the first column, with noise, and a few rows left out
+        let mix = |i: usize| (seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)).rotate_left(17);
+        let y: Vec<u32> = (0..n).map(|i| u32::from(x[i * m] >= 8) ^ u32::from(mix(i) % 3 == 0)).collect();
+        let w: Vec<f64> = (0..n).map(|i| if mix(i) % 11 == 0 { 0.0 } else { 1.0 }).collect();
+        let loss = ClassLoss::new(y, w, 2, None);
+        prop_assert!(loss.counted().is_some());
+        let config = ContinuousConfig { max_depth: depth, max_nodes: nodes, min_samples_leaf: min, ..Default::default() };
+        check(&data, &loss, &config)?;
+    }
 
     /// `min_samples_split` and a least leaf weight (a share of the total), with the other
     /// limits, and a store wiped whenever it would hold more than a few row sets.

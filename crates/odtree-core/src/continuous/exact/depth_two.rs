@@ -88,6 +88,7 @@ impl<L: Loss> Search<'_, L> {
             }
         }
         if depth == 2 && nodes >= 2 {
+            self.sweeper.prepare(self.loss, rows);
             let order = Self::promising(&stumps);
             let mut queues: Vec<(usize, Queue, f64)> = order
                 .iter()
