@@ -12,6 +12,7 @@
 
 pub mod exact;
 pub mod loss;
+pub mod packed;
 pub mod pinball;
 pub mod queue;
 pub mod rows;

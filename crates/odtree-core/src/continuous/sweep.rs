@@ -3,7 +3,8 @@
 //! as ConTree's depth-two solver needs them).
 
 use super::loss::Loss;
-use super::rows::{Entry, Rows};
+use super::packed::{self, Packed, MAX_CLASSES};
+use super::rows::Rows;
 
 /// A split of a column between two adjacent ranks present in a node: rows of rank up to
 /// `below` go left (`x <= t`), those of rank `above` or more go right.
@@ -42,9 +43,9 @@ pub struct Leaves {
 /// Scratch space for sweeps: the running statistics of the two sides.
 pub struct Sweeper {
     prefix: [Vec<f64>; 2],
-    /// Each column of the node packed into bits, for two classes counted (see
+    /// Each column of the node packed into bits, for classes counted (see
     /// [`Sweeper::prepare`]).
-    words: Vec<Vec<Word>>,
+    packed: Vec<Packed>,
 }
 
 impl Sweeper {
@@ -52,30 +53,19 @@ impl Sweeper {
     pub fn new(width: usize) -> Self {
         Self {
             prefix: [vec![0.0; width], vec![0.0; width]],
-            words: Vec::new(),
+            packed: Vec::new(),
         }
     }
 
     /// Packs each column of `rows` into bits for the sweeps of [`Self::stumps`] over them,
-    /// where `loss` counts two classes (a no-op otherwise): the rows' classes and the starts
-    /// of runs of equal values, in each column's order.
+    /// where `loss` counts up to [`MAX_CLASSES`] classes (a no-op otherwise).
     pub fn prepare<L: Loss>(&mut self, loss: &L, rows: &Rows) {
-        let Some(labels) = loss.counted().filter(|_| loss.width() == 2) else {
+        let Some(labels) = loss.counted().filter(|_| loss.width() <= MAX_CLASSES) else {
             return;
         };
-        self.words.resize_with(rows.sorted.len(), Vec::new);
-        for (list, words) in rows.sorted.iter().zip(&mut self.words) {
-            words.clear();
-            let mut previous = u32::MAX;
-            for chunk in list.chunks(64) {
-                let mut word = Word::default();
-                for (i, e) in chunk.iter().enumerate() {
-                    word.ones |= u64::from(labels[e.row as usize] & 1) << i;
-                    word.starts |= u64::from(e.rank != previous) << i;
-                    previous = e.rank;
-                }
-                words.push(word);
-            }
+        self.packed.resize_with(rows.sorted.len(), Packed::default);
+        for (list, packed) in rows.sorted.iter().zip(&mut self.packed) {
+            packed.fill(list, labels, loss.width().max(2));
         }
     }
 
@@ -106,30 +96,25 @@ impl Sweeper {
         };
         let mut best = [leaf(0), leaf(1)];
         if let (Some(labels), 0.0, 0.0) = (loss.counted(), leaves.penalty, leaves.min_weight) {
-            if loss.width() == 2 {
-                let totals = totals.map(|t| [t[0] as i64, t[1] as i64]);
-                debug_assert_eq!(self.words.len(), rows.sorted.len());
-                for &column in columns {
-                    two_counts(
-                        rows,
-                        column,
-                        &side,
-                        totals,
+            match loss.width() {
+                0..=2 => self.packed_sweeps::<2>(rows, &side, totals, leaves, columns, &mut best),
+                3 => self.packed_sweeps::<3>(rows, &side, totals, leaves, columns, &mut best),
+                4 => self.packed_sweeps::<4>(rows, &side, totals, leaves, columns, &mut best),
+                5 => self.packed_sweeps::<5>(rows, &side, totals, leaves, columns, &mut best),
+                6 => self.packed_sweeps::<6>(rows, &side, totals, leaves, columns, &mut best),
+                7 => self.packed_sweeps::<7>(rows, &side, totals, leaves, columns, &mut best),
+                8 => self.packed_sweeps::<8>(rows, &side, totals, leaves, columns, &mut best),
+                _ => {
+                    let totals = totals.map(|t| t.iter().map(|&w| w as i64).collect::<Vec<_>>());
+                    let mut counts = vec![0; 2 * totals[0].len()];
+                    let sweep = Counted {
+                        labels,
+                        totals: [&totals[0], &totals[1]],
                         leaves,
-                        &mut best,
-                        &mut self.words[column],
-                    );
-                }
-            } else {
-                let totals = totals.map(|t| t.iter().map(|&w| w as i64).collect::<Vec<_>>());
-                let mut counts = vec![0; 2 * totals[0].len()];
-                let sweep = Counted {
-                    labels,
-                    totals: [&totals[0], &totals[1]],
-                    leaves,
-                };
-                for &column in columns {
-                    sweep.column(rows, column, &side, &mut counts, &mut best);
+                    };
+                    for &column in columns {
+                        sweep.column(rows, column, &side, &mut counts, &mut best);
+                    }
                 }
             }
             return best;
@@ -138,6 +123,35 @@ impl Sweeper {
             self.column(loss, rows, column, &side, totals, counts, leaves, &mut best);
         }
         best
+    }
+
+    /// [`packed::sweep`] over `columns` for `K` classes.
+    fn packed_sweeps<const K: usize>(
+        &mut self,
+        rows: &Rows,
+        side: &impl Fn(usize) -> usize,
+        totals: [&[f64]; 2],
+        leaves: Leaves,
+        columns: &[usize],
+        best: &mut [Stump; 2],
+    ) {
+        debug_assert_eq!(self.packed.len(), rows.sorted.len());
+        let totals = totals.map(|t| {
+            let mut counts = [0i64; K];
+            counts.iter_mut().zip(t).for_each(|(c, &w)| *c = w as i64);
+            counts
+        });
+        for &column in columns {
+            packed::sweep(
+                &mut self.packed[column],
+                rows,
+                column,
+                side,
+                totals,
+                leaves,
+                best,
+            );
+        }
     }
 
     /// The best split of each side on one column that beats `best` (the side's best so
@@ -226,132 +240,15 @@ impl Sweeper {
     }
 }
 
-/// [`Sweeper::column`] for two classes of rows of weight one and leaves without a penalty,
-/// 64 rows at a time: the column's words (see [`Word`]) get their rows' sides, then each
-/// side counts its rows and class-1 rows by word. A split's cost changes by at most one per row moved across it, so a word
-/// whose rows cannot take the cost at its start below the side's best is skipped whole;
-/// elsewhere the splits at the starts of runs are costed (a side's split lies between two
-/// of its own distinct values: a run start with rows of the side on both sides of it).
-#[allow(clippy::too_many_arguments)]
-fn two_counts(
-    rows: &Rows,
-    column: usize,
-    side: &impl Fn(usize) -> usize,
-    totals: [[i64; 2]; 2],
-    leaves: Leaves,
-    best: &mut [Stump; 2],
-    words: &mut [Word],
-) {
-    let list = &rows.sorted[column];
-    pack(list, side, words);
-    let (from, to, mut limit) = window(totals.map(|[t0, t1]| t0 + t1), leaves, best);
-    let n = list.len();
-    for s in 0..2 {
-        if from[s] == i64::MAX {
-            continue;
-        }
-        let [t0, t1] = totals[s];
-        let cost_at = |seen: i64, ones: i64| {
-            let zeros = seen - ones;
-            let left = zeros.min(ones);
-            (left, left + (t0 - zeros).min(t1 - ones))
-        };
-        let (mut seen, mut ones) = (0i64, 0i64);
-        'words: for (w, word) in words.iter().enumerate() {
-            let valid = if n - 64 * w >= 64 {
-                u64::MAX
-            } else {
-                (1u64 << (n - 64 * w)) - 1
-            };
-            let mine = if s == 1 {
-                word.right
-            } else {
-                !word.right & valid
-            };
-            let (count, class_one) = (
-                i64::from(mine.count_ones()),
-                i64::from((mine & word.ones).count_ones()),
-            );
-            let (left, cost) = cost_at(seen, ones);
-            // the left leaf alone costs the best: so does every later split
-            if left >= limit[s] || seen > to[s] {
-                break;
-            }
-            if cost - count >= limit[s] || seen + count < from[s] {
-                seen += count;
-                ones += class_one;
-                continue;
-            }
-            let mut starts = word.starts;
-            while starts != 0 {
-                let i = starts.trailing_zeros();
-                starts &= starts - 1;
-                let before = mine & ((1u64 << i) - 1);
-                let at = seen + i64::from(before.count_ones());
-                if at < from[s] {
-                    continue;
-                }
-                if at > to[s] {
-                    break 'words;
-                }
-                let (left, cost) = cost_at(at, ones + i64::from((before & word.ones).count_ones()));
-                if cost < limit[s] {
-                    let (below, above) = neighbours(list, side, s, 64 * w + i as usize);
-                    improve(&mut best[s], &mut limit[s], cost, column, below, above);
-                }
-                if left >= limit[s] {
-                    break 'words;
-                }
-            }
-            seen += count;
-            ones += class_one;
-        }
-    }
-}
-
-/// One word of 64 rows of a column in its order (see [`two_counts`]): bit `i` of `right`
-/// is set when row `i` is on the right side, of `ones` when it is of class 1, of `starts`
-/// when its value differs from the row before.
-#[derive(Clone, Copy, Default)]
-pub struct Word {
-    right: u64,
-    ones: u64,
-    starts: u64,
-}
-
-/// Sets the `right` bits of `words` (whose other bits [`Sweeper::prepare`] set) from `list`.
-fn pack(list: &[Entry], side: &impl Fn(usize) -> usize, words: &mut [Word]) {
-    for (chunk, word) in list.chunks(64).zip(words) {
-        let mut right = 0u64;
-        for (i, e) in chunk.iter().enumerate() {
-            right |= ((side(e.row as usize) & 1) as u64) << i;
-        }
-        word.right = right;
-    }
-}
-
-/// The ranks of side `s`'s last row before `position` of `list` and its first from there.
-fn neighbours(
-    list: &[Entry],
-    side: &impl Fn(usize) -> usize,
-    s: usize,
-    position: usize,
-) -> (u32, u32) {
-    let mine = |e: &&Entry| side(e.row as usize) & 1 == s;
-    let below = list[..position]
-        .iter()
-        .rev()
-        .find(mine)
-        .map_or(0, |e| e.rank);
-    let above = list[position..].iter().find(mine).map_or(0, |e| e.rank);
-    (below, above)
-}
-
 /// For a counting sweep of sides of `size` rows: the numbers of rows on the left between
 /// which a side's splits are costed (`from[s] <= seen <= to[s]`, each leaf keeping
 /// `min_rows`; `from` is `i64::MAX` for a side too small to split), and each side's best
 /// cost rounded up (costs are whole: below `best` means below its ceiling).
-fn window(size: [i64; 2], leaves: Leaves, best: &[Stump; 2]) -> ([i64; 2], [i64; 2], [i64; 2]) {
+pub(super) fn window(
+    size: [i64; 2],
+    leaves: Leaves,
+    best: &[Stump; 2],
+) -> ([i64; 2], [i64; 2], [i64; 2]) {
     let min = leaves.min_rows as i64;
     let to = size.map(|n| n - min);
     let from = [0, 1].map(|s| {
@@ -366,7 +263,14 @@ fn window(size: [i64; 2], leaves: Leaves, best: &[Stump; 2]) -> ([i64; 2], [i64;
 
 /// Records a split of whole cost `cost` between ranks `below` and `above` of `column` as a
 /// side's best.
-fn improve(best: &mut Stump, limit: &mut i64, cost: i64, column: usize, below: u32, above: u32) {
+pub(super) fn improve(
+    best: &mut Stump,
+    limit: &mut i64,
+    cost: i64,
+    column: usize,
+    below: u32,
+    above: u32,
+) {
     *limit = cost;
     *best = Stump {
         cost: cost as f64,

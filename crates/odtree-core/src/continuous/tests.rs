@@ -175,14 +175,16 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
-    /// Two classes of rows of weight one (or zero) over several words of 64 rows, with many
-    /// repeated values: the depth-two solver's sweeps over packed bits.
+    /// Rows of weight one (or zero) of 2 to 9 classes over several words of 64 rows, with
+    /// many repeated values: the depth-two solver's sweeps over packed bits (and, for 9
+    /// classes, row by row).
     #[test]
-    fn two_counted_classes_meet_the_brute_force(
+    fn counted_classes_meet_the_brute_force(
         (x, n, m) in (60usize..200, 1usize..4).prop_flat_map(|(n, m)| {
             (proptest::collection::vec(0u8..16, n * m), Just(n), Just(m))
         }),
         seed in any::<u64>(),
+        classes in prop_oneof![Just(2u32), Just(2), 3u32..6, Just(9)],
         depth in 1u32..3,
         min in 1usize..5,
         nodes in prop_oneof![Just(u64::MAX), Just(2u64)],
@@ -191,9 +193,11 @@ proptest! {
         let data = NumericData::new(&values, n, m).unwrap();
         // labels mostly following the first column, with noise, and a few rows left out
         let mix = |i: usize| (seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)).rotate_left(17);
-        let y: Vec<u32> = (0..n).map(|i| u32::from(x[i * m] >= 8) ^ u32::from(mix(i) % 3 == 0)).collect();
+        let y: Vec<u32> = (0..n)
+            .map(|i| (u32::from(x[i * m]) * classes / 16 + u32::from(mix(i) % 3 == 0)) % classes)
+            .collect();
         let w: Vec<f64> = (0..n).map(|i| if mix(i) % 11 == 0 { 0.0 } else { 1.0 }).collect();
-        let loss = ClassLoss::new(y, w, 2, None);
+        let loss = ClassLoss::new(y, w, classes as usize, None);
         prop_assert!(loss.counted().is_some());
         let config = ContinuousConfig { max_depth: depth, max_nodes: nodes, min_samples_leaf: min, ..Default::default() };
         check(&data, &loss, &config)?;
