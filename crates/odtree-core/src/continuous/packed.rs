@@ -48,32 +48,65 @@ impl Packed {
         }
     }
 
-    /// Packs the sides of the column's rows: `side(row)` is 0 (left) or 1 (right).
-    fn fill_sides(&mut self, list: &[Entry], side: &impl Fn(usize) -> usize, k: usize) {
-        for (chunk, word) in list.chunks(64).zip(self.masks.chunks_exact_mut(k + 1)) {
-            let mut right = 0u64;
-            for (i, e) in chunk.iter().enumerate() {
-                right |= ((side(e.row as usize) & 1) as u64) << i;
+    /// Packs the sides of the column's rows.
+    fn fill_sides<F: Fn(usize) -> usize>(&mut self, list: &[Entry], sides: &Sides<F>, k: usize) {
+        let words = self.masks.chunks_exact_mut(k + 1);
+        match *sides {
+            Sides::Rows(side) => {
+                for (chunk, word) in list.chunks(64).zip(words) {
+                    let mut right = 0u64;
+                    for (i, e) in chunk.iter().enumerate() {
+                        right |= ((side(e.row as usize) & 1) as u64) << i;
+                    }
+                    word[RIGHT] = right;
+                }
             }
-            word[RIGHT] = right;
+            Sides::Positions(keys, position) => {
+                for (chunk, word) in keys.chunks(64).zip(words) {
+                    let mut right = 0u64;
+                    for (i, &key) in chunk.iter().enumerate() {
+                        right |= u64::from(key > position) << i;
+                    }
+                    word[RIGHT] = right;
+                }
+            }
         }
     }
 }
 
-/// The best stumps of the two sides of `rows` on `column` that beat `best` (see the module
-/// notes), for `K` classes: `totals` holds each side's class counts, `packed` the column as
+/// Which side of a root threshold each row of a column is on.
+pub enum Sides<'a, F> {
+    /// `side(row)`: 0 (left) or 1 (right).
+    Rows(&'a F),
+    /// The column's rows' positions in the root column's order, in the column's order: the
+    /// rows above the position go right.
+    Positions(&'a [u32], u32),
+}
+
+impl<F: Fn(usize) -> usize> Sides<'_, F> {
+    /// The side of the `q`th row `e` of the column.
+    fn of(&self, q: usize, e: &Entry) -> usize {
+        match *self {
+            Sides::Rows(side) => side(e.row as usize) & 1,
+            Sides::Positions(keys, position) => usize::from(keys[q] > position),
+        }
+    }
+}
+
+/// The best stumps of the two sides (`sides`) of `rows` on `column` that beat `best` (see the
+/// module notes), for `K` classes: `totals` holds each side's class counts, `packed` the column as
 /// [`Packed::fill`] left it.
-pub fn sweep<const K: usize>(
+pub fn sweep<const K: usize, F: Fn(usize) -> usize>(
     packed: &mut Packed,
     rows: &Rows,
     column: usize,
-    side: &impl Fn(usize) -> usize,
+    sides: &Sides<F>,
     totals: [[i64; K]; 2],
     leaves: Leaves,
     best: &mut [Stump; 2],
 ) {
     let list = &rows.sorted[column];
-    packed.fill_sides(list, side, K);
+    packed.fill_sides(list, sides, K);
     let sizes = totals.map(|t| t.iter().sum::<i64>());
     let (from, to, mut limit) = window(sizes, leaves, best);
     let n = list.len();
@@ -141,7 +174,7 @@ pub fn sweep<const K: usize>(
                 here.iter_mut().zip(counts).for_each(|(h, c)| *h += c);
                 let (left, cost) = cost_at(at, &here);
                 if cost < limit[s] {
-                    let (below, above) = neighbours(list, side, s, 64 * w + i as usize);
+                    let (below, above) = neighbours(list, sides, s, 64 * w + i as usize);
                     improve(&mut best[s], &mut limit[s], cost, column, below, above);
                 }
                 if left >= limit[s] {
@@ -156,18 +189,14 @@ pub fn sweep<const K: usize>(
 }
 
 /// The ranks of side `s`'s last row before `position` of `list` and its first from there.
-fn neighbours(
+fn neighbours<F: Fn(usize) -> usize>(
     list: &[Entry],
-    side: &impl Fn(usize) -> usize,
+    sides: &Sides<F>,
     s: usize,
     position: usize,
 ) -> (u32, u32) {
-    let mine = |e: &&Entry| side(e.row as usize) & 1 == s;
-    let below = list[..position]
-        .iter()
-        .rev()
-        .find(mine)
-        .map_or(0, |e| e.rank);
-    let above = list[position..].iter().find(mine).map_or(0, |e| e.rank);
-    (below, above)
+    let below = (0..position).rev().find(|&q| sides.of(q, &list[q]) == s);
+    let above = (position..list.len()).find(|&q| sides.of(q, &list[q]) == s);
+    let rank = |q: Option<usize>| q.map_or(0, |q| list[q].rank);
+    (rank(below), rank(above))
 }

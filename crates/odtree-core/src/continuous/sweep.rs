@@ -3,7 +3,7 @@
 //! as ConTree's depth-two solver needs them).
 
 use super::loss::Loss;
-use super::packed::{self, Packed, MAX_CLASSES};
+use super::packed::{self, Packed, Sides, MAX_CLASSES};
 use super::rows::Rows;
 
 /// A split of a column between two adjacent ranks present in a node: rows of rank up to
@@ -46,6 +46,11 @@ pub struct Sweeper {
     /// Each column of the node packed into bits, for classes counted (see
     /// [`Sweeper::prepare`]).
     packed: Vec<Packed>,
+    /// `keys[c]`: the positions of column `c`'s rows in the root column's order (see
+    /// [`Sweeper::root`]).
+    keys: Vec<Vec<u32>>,
+    /// Scratch: each row's position in the root column's order.
+    inverse: Vec<u32>,
 }
 
 impl Sweeper {
@@ -54,6 +59,8 @@ impl Sweeper {
         Self {
             prefix: [vec![0.0; width], vec![0.0; width]],
             packed: Vec::new(),
+            keys: Vec::new(),
+            inverse: Vec::new(),
         }
     }
 
@@ -69,8 +76,36 @@ impl Sweeper {
         }
     }
 
+    /// Whether sweeps for `loss` within `leaves` count classes over packed bits (see
+    /// [`Self::prepare`]), and so can take a root threshold by its position (see
+    /// [`Self::root`]).
+    pub fn packs<L: Loss>(loss: &L, leaves: Leaves) -> bool {
+        loss.counted().is_some()
+            && loss.width() <= MAX_CLASSES
+            && leaves.penalty == 0.0
+            && leaves.min_weight == 0.0
+    }
+
+    /// Records, for the root thresholds of `column` over `rows` (of the last
+    /// [`Self::prepare`]), each row's position in that column's order, so that [`Self::stumps`]
+    /// can take the sides of a threshold from its position alone. `n_rows` is the data's.
+    pub fn root(&mut self, rows: &Rows, column: usize, n_rows: usize) {
+        self.inverse.resize(n_rows, 0);
+        for (p, e) in rows.sorted[column].iter().enumerate() {
+            self.inverse[e.row as usize] = p as u32;
+        }
+        self.keys.resize_with(rows.sorted.len(), Vec::new);
+        let inverse = &self.inverse;
+        for (list, keys) in rows.sorted.iter().zip(&mut self.keys) {
+            keys.clear();
+            keys.extend(list.iter().map(|e| inverse[e.row as usize]));
+        }
+    }
+
     /// The best stump of each side of the rows of the last [`Self::prepare`]: `side(row)`
-    /// is 0 or 1, `totals` and `counts` are the sides' statistics and row counts. The `columns` (every column, the likely best
+    /// is 0 or 1, or where [`Self::packs`], with `root` given, the rows after the first
+    /// `root + 1` in the order of the last [`Self::root`] are on side 1; `totals` and
+    /// `counts` are the sides' statistics and row counts. The `columns` (every column, the likely best
     /// first, so that the caps fall early) are swept in that order, and a later split
     /// replaces the best only when strictly cheaper.
     ///
@@ -89,6 +124,7 @@ impl Sweeper {
         leaves: Leaves,
         caps: [f64; 2],
         columns: &[usize],
+        root: Option<u32>,
     ) -> [Stump; 2] {
         let leaf = |s: usize| Stump {
             cost: (loss.cost(totals[s]) + leaves.penalty).min(caps[s]),
@@ -97,13 +133,15 @@ impl Sweeper {
         let mut best = [leaf(0), leaf(1)];
         if let (Some(labels), 0.0, 0.0) = (loss.counted(), leaves.penalty, leaves.min_weight) {
             match loss.width() {
-                0..=2 => self.packed_sweeps::<2>(rows, &side, totals, leaves, columns, &mut best),
-                3 => self.packed_sweeps::<3>(rows, &side, totals, leaves, columns, &mut best),
-                4 => self.packed_sweeps::<4>(rows, &side, totals, leaves, columns, &mut best),
-                5 => self.packed_sweeps::<5>(rows, &side, totals, leaves, columns, &mut best),
-                6 => self.packed_sweeps::<6>(rows, &side, totals, leaves, columns, &mut best),
-                7 => self.packed_sweeps::<7>(rows, &side, totals, leaves, columns, &mut best),
-                8 => self.packed_sweeps::<8>(rows, &side, totals, leaves, columns, &mut best),
+                0..=2 => {
+                    self.packed_sweeps::<2>(rows, &side, root, totals, leaves, columns, &mut best)
+                }
+                3 => self.packed_sweeps::<3>(rows, &side, root, totals, leaves, columns, &mut best),
+                4 => self.packed_sweeps::<4>(rows, &side, root, totals, leaves, columns, &mut best),
+                5 => self.packed_sweeps::<5>(rows, &side, root, totals, leaves, columns, &mut best),
+                6 => self.packed_sweeps::<6>(rows, &side, root, totals, leaves, columns, &mut best),
+                7 => self.packed_sweeps::<7>(rows, &side, root, totals, leaves, columns, &mut best),
+                8 => self.packed_sweeps::<8>(rows, &side, root, totals, leaves, columns, &mut best),
                 _ => {
                     let totals = totals.map(|t| t.iter().map(|&w| w as i64).collect::<Vec<_>>());
                     let mut counts = vec![0; 2 * totals[0].len()];
@@ -126,10 +164,12 @@ impl Sweeper {
     }
 
     /// [`packed::sweep`] over `columns` for `K` classes.
+    #[allow(clippy::too_many_arguments)]
     fn packed_sweeps<const K: usize>(
         &mut self,
         rows: &Rows,
         side: &impl Fn(usize) -> usize,
+        root: Option<u32>,
         totals: [&[f64]; 2],
         leaves: Leaves,
         columns: &[usize],
@@ -142,11 +182,15 @@ impl Sweeper {
             counts
         });
         for &column in columns {
+            let sides = match root {
+                Some(position) => Sides::Positions(&self.keys[column], position),
+                None => Sides::Rows(side),
+            };
             packed::sweep(
                 &mut self.packed[column],
                 rows,
                 column,
-                side,
+                &sides,
                 totals,
                 leaves,
                 best,

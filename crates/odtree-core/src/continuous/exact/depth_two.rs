@@ -6,7 +6,7 @@ use super::{stump_tree, Found, Outcome, Search, Sub};
 use crate::continuous::loss::Loss;
 use crate::continuous::queue::Queue;
 use crate::continuous::rows::Rows;
-use crate::continuous::sweep::Stump;
+use crate::continuous::sweep::{Stump, Sweeper};
 use std::rc::Rc;
 
 /// How many thresholds of each column the depth-two solver tries, round after round over
@@ -28,6 +28,9 @@ struct Root<'t> {
     part_floors: (f64, f64),
     /// The columns in the order the children's sweeps take them.
     columns: &'t [usize],
+    /// Whether the sweeper holds the rows' positions in `column`'s order (see
+    /// [`crate::continuous::sweep::Sweeper::root`]).
+    keyed: bool,
 }
 
 /// What the depth-two solver knows so far: its best tree (costing the bound when it has
@@ -40,10 +43,11 @@ struct Tally {
 
 impl Tally {
     /// Takes the tree of the root split `root` over the depth-one children `pair` when it
-    /// beats the best; returns its cost.
-    fn offer(&mut self, rows: &Rows, root: &Root, pair: (Stump, Stump)) -> f64 {
+    /// beats the best; `parts` bound the children's optimal costs. Returns the split's bound.
+    fn offer(&mut self, rows: &Rows, root: &Root, parts: (f64, f64), pair: (Stump, Stump)) -> f64 {
+        let least = parts.0 + parts.1;
+        self.floor = self.floor.min(least);
         let cost = pair.0.cost + pair.1.cost;
-        self.floor = self.floor.min(cost);
         if cost < self.best.cost {
             let cut = rows.cut(root.column, root.position);
             self.best = Found {
@@ -52,7 +56,7 @@ impl Tally {
             };
             self.found = true;
         }
-        cost
+        least
     }
 }
 
@@ -117,11 +121,12 @@ impl<L: Loss> Search<'_, L> {
                         left_total: &left_total,
                         part_floors: queue.part_floors(),
                         columns: &order,
+                        keyed: false,
                     };
                     let (parts, pair) =
                         self.root_split(rows, total, nodes, &root, &mut marked, tally.best.cost);
                     queue.record(i, parts.0, parts.1);
-                    *least = least.min(tally.offer(rows, &root, pair));
+                    *least = least.min(tally.offer(rows, &root, parts, pair));
                 }
             }
             // then each column in full, the cheapest so far first
@@ -129,12 +134,19 @@ impl<L: Loss> Search<'_, L> {
             let width = self.loss.width();
             // every prefix's statistics at once where they fit in PREFIX_NUMBERS
             let at_once = (rows.len() + 1).saturating_mul(width) <= PREFIX_NUMBERS;
+            let packs = Sweeper::packs(self.loss, self.leaves);
             for (column, mut queue, _) in queues {
                 let mut prefixes = Vec::new();
+                let mut tried = 0;
                 while let Some(i) = queue.next(tally.best.cost) {
                     if self.out_of_budget() {
                         break;
                     }
+                    // from a column's second threshold on, sides come from positions
+                    if packs && tried == 1 {
+                        self.sweeper.root(rows, column, self.left.len());
+                    }
+                    tried += 1;
                     if prefixes.is_empty() && at_once {
                         prefixes = self.prefixes(rows, column);
                     }
@@ -152,11 +164,12 @@ impl<L: Loss> Search<'_, L> {
                         left_total,
                         part_floors: queue.part_floors(),
                         columns: &order,
+                        keyed: packs && tried > 1,
                     };
                     let (parts, pair) =
                         self.root_split(rows, total, nodes, &root, &mut marked, tally.best.cost);
                     queue.record(i, parts.0, parts.1);
-                    tally.offer(rows, &root, pair);
+                    tally.offer(rows, &root, parts, pair);
                 }
                 tally.floor = tally.floor.min(queue.floor());
                 if self.stopped.is_some() {
@@ -188,11 +201,15 @@ impl<L: Loss> Search<'_, L> {
         cap: f64,
     ) -> ((f64, f64), (Stump, Stump)) {
         let (column, position) = (root.column, root.position);
-        match *marked {
-            Some((c, from)) if c == column => self.remark(rows, column, from, position),
-            _ => self.mark(rows, column, position),
+        if root.keyed {
+            *marked = None; // the sweeps read the sides from the rows' positions
+        } else {
+            match *marked {
+                Some((c, from)) if c == column => self.remark(rows, column, from, position),
+                _ => self.mark(rows, column, position),
+            }
+            *marked = Some((column, position));
         }
-        *marked = Some((column, position));
         let right_total: Vec<f64> = total
             .iter()
             .zip(root.left_total)
@@ -215,17 +232,24 @@ impl<L: Loss> Search<'_, L> {
                 [cap, cap]
             },
             root.columns,
+            root.keyed.then_some(position as u32),
         );
         let parts = (l.cost, r.cost);
-        if nodes >= 3 {
-            return (parts, (l, r));
-        }
         let penalty = self.leaves.penalty;
         let leaf_of = |acc: &[f64]| Stump {
             cost: self.loss.cost(acc) + penalty,
             cut: None,
         };
         let (l_leaf, r_leaf) = (leaf_of(root.left_total), leaf_of(&right_total));
+        // a side with no split below its cap comes back costing the cap, a bound for the
+        // queue: its tree is the leaf, at the leaf's own cost
+        let (l, r) = (
+            if l.cut.is_some() { l } else { l_leaf },
+            if r.cut.is_some() { r } else { r_leaf },
+        );
+        if nodes >= 3 {
+            return (parts, (l, r));
+        }
         if l.cost + r_leaf.cost <= l_leaf.cost + r.cost {
             (parts, (l, r_leaf))
         } else {
