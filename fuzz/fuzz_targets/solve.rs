@@ -132,6 +132,9 @@ fuzz_target!(|case: Case| {
                 max_stored: case
                     .memory_entries
                     .map_or(usize::MAX, |entries| usize::from(entries % 8)),
+                max_work: case
+                    .upper_bound
+                    .map_or(u64::MAX, |b| u64::from(b.unsigned_abs()) * 64),
             };
             let _ = continuous::solve(&data, &loss, &config, budget());
         }

@@ -302,6 +302,7 @@ def solve_numeric(
     time_limit: float | None = None,
     max_bytes: int | None = None,
     max_stored: int | None = None,
+    max_work: int | None = None,
 ) -> NumericResult: ...
 def backward_elimination(
     numeric: NDArray[np.float64],

@@ -208,20 +208,28 @@ def test_a_time_limit_returns_the_best_first_tree_and_says_what_it_covers():
     assert model.objective_ <= np.sum(cart.predict(X) != y)
 
 
+@pytest.mark.parametrize("quick", [True, False])
 @pytest.mark.parametrize("depth", [2, 3, 4])
-def test_the_first_trees_change_the_work_not_the_optimum(depth):
+def test_the_first_trees_change_the_work_not_the_optimum(depth, quick, monkeypatch):
     """The grid the search starts from (1, 10 or 1000 thresholds a column), CART's tree, and
-    the anytime passes at depth 4 change how fast the proof comes, never the optimum."""
+    the anytime passes at depth 4 change how fast the proof comes, never the optimum; so
+    does the short exact search before them at depth 4, which proves this small set alone
+    (and then no grid is built) or, given no work, leaves it to the search from the first
+    trees."""
+    if not quick:
+        monkeypatch.setattr("odtree._search.exact.QUICK_WORK", 0)
     rng = np.random.default_rng(4)
     X = rng.normal(size=(150, 3)).round(2)
     y = (X[:, 0] + X[:, 1] ** 2 > 0.5).astype(int) ^ (rng.random(150) < 0.1)
-    objectives = {OptimalTreeClassifier(max_depth=depth, thresholds="exact",
-                                        n_thresholds=n).fit(X, y).objective_
-                  for n in (1, 10, 1000)}
-    assert len(objectives) == 1
+    models = [OptimalTreeClassifier(max_depth=depth, thresholds="exact",
+                                    n_thresholds=n).fit(X, y) for n in (1, 10, 1000)]
+    assert len({model.objective_ for model in models}) == 1
+    assert all(model.status_ == "optimal" for model in models)
+    grid_built = {hasattr(model, "_solver") for model in models}
+    assert grid_built == {depth == 3 or (depth == 4 and not quick)}
     midpoints = OptimalTreeClassifier(max_depth=min(depth, 2), thresholds="midpoints").fit(X, y)
     if depth <= 2:
-        assert objectives == {midpoints.objective_}
+        assert models[0].objective_ == midpoints.objective_
 
 
 def test_an_upper_bound_below_the_optimum_leaves_the_best_leaf():

@@ -23,6 +23,9 @@ use pyo3::types::PyDict;
 /// `min_samples_split` rows at least to split. `max_bytes` bounds the memory the search
 /// holds, `max_stored` the row sets its store holds: the store is wiped rather than outgrow
 /// them (the status is "memory_limit" only when the sorted columns alone pass `max_bytes`).
+/// `max_work` bounds the work, in rows times columns swept: a search that runs out stops
+/// with the status "time_limit", at the same point on every machine, and makes no anytime
+/// passes.
 /// Rows of weight zero
 /// are left out. The GIL is released; Ctrl-C and `time_limit` stop the search with the best
 /// tree found. Only trees costing less than `upper_bound` are searched for: when none
@@ -37,7 +40,8 @@ use pyo3::types::PyDict;
 #[pyo3(signature = (x, weights, *, labels=None, n_classes=1, cost_matrix=None, targets=None,
                     quantile=None, scale=1.0, max_depth=2, max_nodes=None, min_samples_leaf=1, min_samples_split=2,
                     min_weight_leaf=0.0, leaf_penalty=0.0,
-                    upper_bound=f64::INFINITY, time_limit=None, max_bytes=None, max_stored=None))]
+                    upper_bound=f64::INFINITY, time_limit=None, max_bytes=None, max_stored=None,
+                    max_work=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn solve_numeric<'py>(
     py: Python<'py>,
@@ -59,6 +63,7 @@ pub fn solve_numeric<'py>(
     time_limit: Option<f64>,
     max_bytes: Option<usize>,
     max_stored: Option<usize>,
+    max_work: Option<u64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let shape = x.as_array().dim();
     let values: Vec<f64> = x.as_array().iter().copied().collect();
@@ -87,6 +92,7 @@ pub fn solve_numeric<'py>(
         upper_bound,
         max_bytes: max_bytes.unwrap_or(usize::MAX),
         max_stored: max_stored.unwrap_or(usize::MAX),
+        max_work: max_work.unwrap_or(u64::MAX),
     };
     let solution = match (targets, labels) {
         (Some(targets), _) => {

@@ -22,6 +22,7 @@ from .._search.exact import (
     grid_covers_every_threshold,
     grid_first,
     needs_exact,
+    quick_proof,
     searches_exact,
     solve_exact,
     unsupported,
@@ -427,23 +428,27 @@ class OptimalTreeBase(FittedTree, BaseEstimator):
                                                                  len(weight))
         settings.update(constraint_settings(self, weight, self.n_features_in_,
                                             self.binary_features_))
+        leaves = self.max_leaf_nodes if max_leaf_nodes is None else max_leaf_nodes
+        limits = {name: settings[name] for name in (
+            "min_samples_leaf", "min_samples_split", "min_weight_leaf") if name in settings}
+        proof = None
+        if exact and self.binarizer_._numeric_grid and stopped is None:
+            proof = quick_proof(self, self._exact_X, binary_X, labels, n_classes, weight,
+                                deadline.left(), objective, limits, leaves)
         solution = None
-        if not exact or self.binarizer_._numeric_grid:
+        if proof is None and (not exact or self.binarizer_._numeric_grid):
             solver = self._kept_solver(binary_X, labels, n_classes)
             solution = solver.solve(
                 weight[kept], **settings, time_limit=grid_limit,
                 upper_bound=getattr(self, "upper_bound", None),  # clusterers have none
-                max_leaf_nodes=self.max_leaf_nodes if max_leaf_nodes is None
-                else max_leaf_nodes,
+                max_leaf_nodes=leaves,
                 verbose=self.verbose, callback=self.callback, **objective)
         if exact:
             X, self._exact_X = self._exact_X, None
-            limits = {name: settings[name] for name in (
-                "min_samples_leaf", "min_samples_split", "min_weight_leaf") if name in settings}
-            solution = solve_exact(self, X, binary_X, labels, n_classes, weight, solution,
-                                   deadline.left(), objective, limits,
-                                   self.max_leaf_nodes if max_leaf_nodes is None
-                                   else max_leaf_nodes)
+            if proof is None:
+                proof = solve_exact(self, X, binary_X, labels, n_classes, weight, solution,
+                                    deadline.left(), objective, limits, leaves)
+            solution = proof
             if stopped is not None and solution.status != "infeasible":
                 solution.status = stopped
             if any(f.missing_holds is not None for f in self.binary_features_):

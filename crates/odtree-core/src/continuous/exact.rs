@@ -72,6 +72,8 @@ pub struct Search<'a, L: Loss> {
     /// tries (nothing it finds there is proven, nor stored); `None` in the exact search.
     tries: Option<usize>,
     memory: Memory,
+    /// The work left (see [`ContinuousConfig::max_work`]).
+    work_left: u64,
 }
 
 /// What the search holds against its memory limits, and what it did to stay within them.
@@ -129,6 +131,7 @@ impl<'a, L: Loss> Search<'a, L> {
             store: HashMap::new(),
             stopped: None,
             tries: None,
+            work_left: config.max_work,
             memory: Memory {
                 max_bytes: config.max_bytes,
                 max_stored: config.max_stored,
@@ -192,6 +195,25 @@ impl<'a, L: Loss> Search<'a, L> {
     /// When the time limit ends, if there is one.
     pub fn deadline(&self) -> Option<std::time::Instant> {
         self.budget.deadline()
+    }
+
+    /// Runs the search until `deadline` at the latest (as well as within its budget), until
+    /// [`Self::resume`] is given the budget this returns.
+    pub fn slice(&mut self, deadline: std::time::Instant) -> Budget {
+        let part = self.budget.until(deadline);
+        std::mem::replace(&mut self.budget, part)
+    }
+
+    /// Goes back to the `full` budget after a [`Self::slice`]: a stop at the slice's end is
+    /// forgotten; an interrupt, or a stop for memory, stands.
+    pub fn resume(&mut self, full: Budget) {
+        self.budget = full;
+        if self.stopped == Some(Stop::TimeLimit) {
+            self.stopped = None;
+            if let Some(stop) = self.budget.check_now() {
+                self.stopped = Some(stop);
+            }
+        }
     }
 
     /// Stops the search for `why`.
@@ -295,6 +317,7 @@ impl<'a, L: Loss> Search<'a, L> {
 
     /// The best stump on each column of `rows`, as the columns' order of promise.
     fn stumps(&mut self, rows: &Rows, total: &[f64]) -> Vec<Stump> {
+        self.charge(rows);
         let counts = [rows.len(), 0];
         (0..rows.sorted.len())
             .map(|column| {
@@ -370,8 +393,16 @@ impl<'a, L: Loss> Search<'a, L> {
     fn out_of_budget(&mut self) -> bool {
         if let Some(stop) = self.budget.check_now() {
             self.stopped = Some(stop);
+        } else if self.work_left == 0 {
+            self.stopped = Some(Stop::TimeLimit);
         }
         self.stopped.is_some()
+    }
+
+    /// Counts a sweep over every column of `rows` against the work limit.
+    fn charge(&mut self, rows: &Rows) {
+        let work = (rows.len() * rows.sorted.len()) as u64;
+        self.work_left = self.work_left.saturating_sub(work);
     }
 
     /// Depth three or more: each root threshold's children are solved recursively. With a

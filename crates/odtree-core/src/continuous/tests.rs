@@ -254,6 +254,33 @@ fn a_spent_budget_returns_the_best_found() {
 }
 
 #[test]
+fn a_work_limit_stops_at_the_same_tree_every_time_and_a_large_one_proves() {
+    let x: Vec<f64> = (0..600).map(|i| f64::from((i * 37) % 101)).collect();
+    let y: Vec<u32> = (0..200)
+        .map(|i| u32::from(i % 3 == 0 || i % 7 == 1))
+        .collect();
+    let data = NumericData::new(&x, 200, 3).unwrap();
+    let loss = ClassLoss::new(y, vec![1.0; 200], 2, None);
+    let limited = |max_work| {
+        let config = ContinuousConfig {
+            max_depth: 3,
+            max_work,
+            ..Default::default()
+        };
+        solve(&data, &loss, &config, Budget::default())
+    };
+    let optimum = limited(u64::MAX);
+    assert_eq!(optimum.status, Status::Optimal);
+    let (first, again) = (limited(5_000), limited(5_000));
+    assert_eq!(first.status, Status::TimeLimit);
+    assert_eq!(first.nodes, again.nodes);
+    assert!(first.objective >= optimum.objective);
+    let ample = limited(1 << 40);
+    assert_eq!(ample.status, Status::Optimal);
+    assert_eq!(ample.objective, optimum.objective);
+}
+
+#[test]
 fn a_store_within_a_memory_limit_is_wiped_and_the_optimum_kept() {
     let x: Vec<f64> = (0..600).map(|i| f64::from((i * 37) % 101)).collect();
     let y: Vec<u32> = (0..200)

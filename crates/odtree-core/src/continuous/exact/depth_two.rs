@@ -201,6 +201,7 @@ impl<L: Loss> Search<'_, L> {
         cap: f64,
     ) -> ((f64, f64), (Stump, Stump)) {
         let (column, position) = (root.column, root.position);
+        self.charge(rows);
         if root.keyed {
             *marked = None; // the sweeps read the sides from the rows' positions
         } else {
