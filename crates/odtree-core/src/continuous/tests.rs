@@ -253,14 +253,19 @@ fn a_spent_budget_returns_the_best_found() {
     assert!(stopped.objective <= 34.0);
 }
 
-#[test]
-fn a_work_limit_stops_at_the_same_tree_every_time_and_a_large_one_proves() {
+/// 200 rows of three columns of scattered values, two classes.
+fn three_columns() -> (NumericData, ClassLoss) {
     let x: Vec<f64> = (0..600).map(|i| f64::from((i * 37) % 101)).collect();
     let y: Vec<u32> = (0..200)
         .map(|i| u32::from(i % 3 == 0 || i % 7 == 1))
         .collect();
     let data = NumericData::new(&x, 200, 3).unwrap();
-    let loss = ClassLoss::new(y, vec![1.0; 200], 2, None);
+    (data, ClassLoss::new(y, vec![1.0; 200], 2, None))
+}
+
+#[test]
+fn a_work_limit_stops_at_the_same_tree_every_time_and_a_large_one_proves() {
+    let (data, loss) = three_columns();
     let limited = |max_work| {
         let config = ContinuousConfig {
             max_depth: 3,
@@ -282,12 +287,7 @@ fn a_work_limit_stops_at_the_same_tree_every_time_and_a_large_one_proves() {
 
 #[test]
 fn a_store_within_a_memory_limit_is_wiped_and_the_optimum_kept() {
-    let x: Vec<f64> = (0..600).map(|i| f64::from((i * 37) % 101)).collect();
-    let y: Vec<u32> = (0..200)
-        .map(|i| u32::from(i % 3 == 0 || i % 7 == 1))
-        .collect();
-    let data = NumericData::new(&x, 200, 3).unwrap();
-    let loss = ClassLoss::new(y, vec![1.0; 200], 2, None);
+    let (data, loss) = three_columns();
     let free = ContinuousConfig {
         max_depth: 3,
         ..Default::default()
