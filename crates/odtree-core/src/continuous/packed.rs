@@ -115,6 +115,12 @@ pub fn sweep<const K: usize, F: Fn(usize) -> usize>(
             continue;
         }
         let cost_at = |seen: i64, counts: &[i64; K]| {
+            if K == 2 {
+                // the same, as two minimums
+                let left = counts[0].min(counts[1]);
+                let right = (totals[s][0] - counts[0]).min(totals[s][1] - counts[1]);
+                return (left, left + right);
+            }
             let (mut top_left, mut top_right) = (0, 0);
             for (&c, &t) in counts.iter().zip(&totals[s]) {
                 top_left = top_left.max(c);
