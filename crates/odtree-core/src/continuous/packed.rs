@@ -93,9 +93,9 @@ impl<F: Fn(usize) -> usize> Sides<'_, F> {
     }
 }
 
-/// The best stumps of the two sides (`sides`) of `rows` on `column` that beat `best` (see the
-/// module notes), for `K` classes: `totals` holds each side's class counts, `packed` the column as
-/// [`Packed::fill`] left it.
+/// The best stumps of the two sides (`sides`) of `rows` on `column` that beat `best` (see
+/// the module notes), for `K` classes: `totals` holds each side's class counts, `packed`
+/// the column as [`Packed::fill`] left it.
 pub fn sweep<const K: usize, F: Fn(usize) -> usize>(
     packed: &mut Packed,
     rows: &Rows,
