@@ -105,9 +105,9 @@ impl Sweeper {
     /// The best stump of each side of the rows of the last [`Self::prepare`]: `side(row)`
     /// is 0 or 1, or where [`Self::packs`], with `root` given, the rows after the first
     /// `root + 1` in the order of the last [`Self::root`] are on side 1; `totals` and
-    /// `counts` are the sides' statistics and row counts. The `columns` (every column, the likely best
-    /// first, so that the caps fall early) are swept in that order, and a later split
-    /// replaces the best only when strictly cheaper.
+    /// `counts` are the sides' statistics and row counts. The `columns` (every column, the
+    /// likely best first, so that the caps fall early) are swept in that order, and a later
+    /// split replaces the best only when strictly cheaper.
     ///
     /// Only stumps costing less than `caps[s]` are wanted on side `s` (as ConTree's
     /// depth-two solver, a sweep stops early once nothing below it is left): a side with

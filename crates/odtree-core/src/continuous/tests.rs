@@ -192,14 +192,17 @@ proptest! {
         let values: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
         let data = NumericData::new(&values, n, m).unwrap();
         // labels mostly following the first column, with noise, and a few rows left out
-        let mix = |i: usize| (seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)).rotate_left(17);
-        let y: Vec<u32> = (0..n)
-            .map(|i| (u32::from(x[i * m]) * classes / 16 + u32::from(mix(i) % 3 == 0)) % classes)
-            .collect();
+        let mix = |i: usize| {
+            (seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)).rotate_left(17)
+        };
+        let noisy = |i: usize| u32::from(x[i * m]) * classes / 16 + u32::from(mix(i) % 3 == 0);
+        let y: Vec<u32> = (0..n).map(|i| noisy(i) % classes).collect();
         let w: Vec<f64> = (0..n).map(|i| if mix(i) % 11 == 0 { 0.0 } else { 1.0 }).collect();
         let loss = ClassLoss::new(y, w, classes as usize, None);
         prop_assert!(loss.counted().is_some());
-        let config = ContinuousConfig { max_depth: depth, max_nodes: nodes, min_samples_leaf: min, ..Default::default() };
+        let config = ContinuousConfig {
+            max_depth: depth, max_nodes: nodes, min_samples_leaf: min, ..Default::default()
+        };
         check(&data, &loss, &config)?;
     }
 
