@@ -136,7 +136,8 @@ def test_deadline_in_the_past_stops_at_once_with_no_features():
 
 def test_deadline_stops_a_wide_fit_with_a_prefix_of_the_features():
     """Best of three runs: a garbage collection among the many features, or a busy machine,
-    can hold up one."""
+    can hold up one. The whole fit takes seconds; a 0.1 s deadline stops it after the block
+    of columns under way (hundredths of a second) and the matrix of the features made."""
     X = wide()
     seconds = []
     for _ in range(3):
@@ -144,9 +145,9 @@ def test_deadline_stops_a_wide_fit_with_a_prefix_of_the_features():
         start = time.perf_counter()
         binary_X = binarizer._fit_kept(X, None, None, deadline=Deadline(0.1))
         seconds.append(time.perf_counter() - start)
-        if seconds[-1] < 0.3:
+        if seconds[-1] < 0.5:
             break
-    assert min(seconds) < 0.3
+    assert min(seconds) < 0.5
     assert binarizer.stopped_ == "time_limit"
     done = binarizer.features_[-1].column + 1
     assert 0 < done < X.shape[1]
