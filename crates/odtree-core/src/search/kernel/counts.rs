@@ -28,16 +28,16 @@ pub(crate) struct PairCounts {
     valid: bool,
 }
 
-/// The features of every row that are 1, for incremental updates.
+/// The features of every row that are 1 (in increasing order), for incremental updates.
 #[derive(Debug, Default)]
-struct RowFeatures {
+pub(super) struct RowFeatures {
     features: Vec<u32>,
     starts: Vec<u32>,
 }
 
 impl RowFeatures {
     /// The lists of `data`, filled feature by feature from the columns' bits.
-    fn new(data: &Dataset) -> Self {
+    pub(super) fn new(data: &Dataset) -> Self {
         let n_rows = data.n_rows();
         let column = |f: u32| data.item_mask(item(f, true));
         let mut starts = vec![0u32; n_rows + 1];
@@ -65,9 +65,19 @@ impl RowFeatures {
         Self { features, starts }
     }
 
-    fn of(&self, row: usize) -> &[u32] {
+    /// The features that are 1 in `row`.
+    pub(super) fn of(&self, row: usize) -> &[u32] {
         &self.features[self.starts[row] as usize..self.starts[row + 1] as usize]
     }
+}
+
+/// The average number of features that are 1 in a row of `data`.
+pub(super) fn features_per_row(data: &Dataset) -> f64 {
+    let ones: u64 = (0..data.n_features() as u32)
+        .flat_map(|f| data.item_mask(item(f, true)))
+        .map(|w| w.count_ones() as u64)
+        .sum();
+    ones as f64 / data.n_rows().max(1) as f64
 }
 
 /// Two pair-count sets and what moving them costs.
@@ -90,11 +100,7 @@ impl Counters {
     /// Counters over `data`; `incremental` allows updates by row differences.
     pub fn new(data: &Dataset, incremental: bool) -> Self {
         let n = data.n_features();
-        let ones: u64 = (0..n as u32)
-            .flat_map(|f| data.item_mask(item(f, true)))
-            .map(|w| w.count_ones() as u64)
-            .sum();
-        let m = ones as f64 / data.n_rows().max(1) as f64;
+        let m = features_per_row(data);
         let empty = || PairCounts {
             rows: vec![0; data.n_words()],
             both: vec![0; n * n],

@@ -10,6 +10,7 @@ mod evaluate;
 mod extract;
 pub(crate) mod order;
 pub(crate) mod similarity;
+pub(crate) mod sums;
 
 use super::memory::working_bytes;
 use super::SearchConfig;

@@ -13,6 +13,7 @@ pub(crate) mod ranked;
 mod two_class;
 
 use super::counts::Counters;
+use super::sums::SumCounters;
 use super::Cost;
 use crate::budget::Budget;
 use crate::cover::Cover;
@@ -45,6 +46,8 @@ pub(crate) struct Depth2<C> {
     pair: Vec<f64>,
     /// Pair counts of the two-class path, built on first use.
     counters: Option<Counters>,
+    /// Pair sums of the weighted path, kept across nodes, built on first use.
+    sums: Option<SumCounters>,
     /// Single-feature counts (rows, class-1 rows) of the two-class path.
     singles: Vec<(i32, i32)>,
     /// Fewest errors of each root's left / right child when it splits (two-class path).
@@ -105,8 +108,8 @@ fn prefer_smaller<C: Cost>(trees: &mut Trees<C>, tolerance: f64) {
 }
 
 /// At most how many bytes the pair counts of `n_features` features take: the two-class
-/// path's two count sets, or the weighted path's table of statistics of `n_stats` numbers
-/// per pair while it is small enough to be kept (a search uses one of the two).
+/// path's two count sets, or the weighted path's kept sums or table of statistics of
+/// `n_stats` numbers per pair while they are small enough (a search uses one of them).
 pub(crate) fn pair_bytes(n_features: usize, n_stats: usize) -> usize {
     let pairs = n_features * n_features;
     let counted = if n_features <= MAX_COUNTED_FEATURES {
@@ -119,7 +122,9 @@ pub(crate) fn pair_bytes(n_features: usize, n_stats: usize) -> usize {
     } else {
         0
     };
-    counted.max(table)
+    let kept = SumCounters::bytes(n_features, n_stats);
+    let kept = if kept <= PAIR_TABLE_BYTES { kept } else { 0 };
+    counted.max(table).max(kept)
 }
 
 /// The trees of a node whose solve the budget cut short: the leaf, for every node limit (a

@@ -7,6 +7,7 @@ use crate::bitset::bits_of;
 use crate::budget::Budget;
 use crate::data::{item, Dataset};
 use crate::objective::Objective;
+use crate::search::kernel::sums::SumCounters;
 use crate::subproblem::Cost;
 
 /// Writes into `gathered` each candidate's column restricted to the cover's non-zero words,
@@ -101,8 +102,9 @@ impl<C: Cost> Depth2<C> {
     }
 
     /// Pair statistics from each row's statistics (`contribution(row, out)` writes them):
-    /// all pairs at once while their table is small, else one root at a time. Returns false
-    /// if the budget ran out first.
+    /// kept from one node to the next while the sums of every pair of features are small,
+    /// else all pairs at once while their table is small, else one root at a time. Returns
+    /// false if the budget ran out first.
     pub(super) fn count_pairs<O: Objective>(
         &mut self,
         rules: &Rules<O>,
@@ -111,11 +113,63 @@ impl<C: Cost> Depth2<C> {
         contribution: impl Fn(usize, &mut [f64]),
     ) -> bool {
         let (n, len) = (node.candidates.len(), node.stats.len());
-        if n * n * len * std::mem::size_of::<f64>() <= PAIR_TABLE_BYTES {
+        if SumCounters::bytes(rules.data.n_features(), len) <= PAIR_TABLE_BYTES {
+            self.count_pairs_kept(rules, node, budget, contribution)
+        } else if n * n * len * std::mem::size_of::<f64>() <= PAIR_TABLE_BYTES {
             self.count_pairs_by_row(rules, node, budget, contribution)
         } else {
             self.count_pairs_by_root(rules, node, budget, contribution)
         }
+    }
+
+    /// Pair statistics from the sums kept across nodes ([`SumCounters`]), moved to this
+    /// node's rows. Returns false if the budget ran out first.
+    fn count_pairs_kept<O: Objective>(
+        &mut self,
+        rules: &Rules<O>,
+        node: &Node,
+        budget: &mut Budget,
+        contribution: impl Fn(usize, &mut [f64]),
+    ) -> bool {
+        let len = node.stats.len();
+        let mut counters = self
+            .sums
+            .take()
+            .unwrap_or_else(|| SumCounters::new(rules.data, len, rules.incremental));
+        let complete = match counters.sum(node.cover, contribution, budget) {
+            Some(sums) => self.evaluate_pairs(rules, node, budget, |i, j| {
+                sums.of(node.candidates[i], node.candidates[j])
+            }),
+            None => false,
+        };
+        self.sums = Some(counters);
+        complete
+    }
+
+    /// Evaluates every pair of candidates i < j (positions among the node's candidates) with
+    /// the statistics `pair(i, j)` gives (and their number of rows). Returns false if the budget ran out first.
+    fn evaluate_pairs<'s, O: Objective>(
+        &mut self,
+        rules: &Rules<O>,
+        node: &Node,
+        budget: &mut Budget,
+        pair: impl Fn(usize, usize) -> (&'s [f64], u32),
+    ) -> bool {
+        let n = node.candidates.len();
+        for i in 0..n {
+            if budget.exhausted(false) {
+                return false;
+            }
+            for j in i + 1..n {
+                // with slow leaf costs, the clock is read before each pair
+                if rules.costly && budget.exhausted(true) {
+                    return false;
+                }
+                let (stats, rows) = pair(i, j);
+                self.evaluate_pair(rules, node, i, j, stats, rows);
+            }
+        }
+        true
     }
 
     /// Pair statistics one root at a time: for each pair, the rows of both features are
@@ -201,25 +255,16 @@ impl<C: Cost> Depth2<C> {
                 }
             }
         }
-        let pair_stats = std::mem::take(&mut self.pair_stats);
-        let mut complete = true;
-        'roots: for i in 0..n {
-            if budget.exhausted(false) {
-                complete = false;
-                break;
-            }
-            for j in i + 1..n {
-                // with slow leaf costs, the clock is read before each pair
-                if rules.costly && budget.exhausted(true) {
-                    complete = false;
-                    break 'roots;
-                }
-                let at = i * n + j;
-                let stats = &pair_stats[at * len..(at + 1) * len];
-                self.evaluate_pair(rules, node, i, j, stats, self.pair_rows[at]);
-            }
-        }
+        let (pair_stats, pair_rows) = (
+            std::mem::take(&mut self.pair_stats),
+            std::mem::take(&mut self.pair_rows),
+        );
+        let complete = self.evaluate_pairs(rules, node, budget, |i, j| {
+            let at = i * n + j;
+            (&pair_stats[at * len..(at + 1) * len], pair_rows[at])
+        });
         self.pair_stats = pair_stats;
+        self.pair_rows = pair_rows;
         complete
     }
 
