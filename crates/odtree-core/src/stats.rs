@@ -278,6 +278,21 @@ impl Statistics<'_> {
         }
     }
 
+    /// Writes the statistics of one row into `out`; false (and nothing written) where they
+    /// are not additive.
+    #[inline]
+    pub fn of_row(&self, row: usize, out: &mut [f64]) -> bool {
+        match self {
+            Statistics::Classes(classes) => {
+                out.fill(0.0);
+                out[classes.data.labels()[row] as usize] = classes.weights.of(row);
+            }
+            Statistics::Sums(vectors) => out.copy_from_slice(vectors.of(row)),
+            Statistics::Rows(..) => return false,
+        }
+        true
+    }
+
     /// Writes the statistics of `cover ∧ mask` into `out` and returns its row count.
     pub fn count(&self, cover: &Cover, mask: Option<&[u64]>, out: &mut [f64]) -> u32 {
         match self {

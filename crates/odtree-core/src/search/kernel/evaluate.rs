@@ -2,6 +2,7 @@
 //! are tried in, and what the cache already proves about a child.
 
 use super::order::{gini_gain, information_gain};
+use super::depth2::Depth2;
 use super::{Child, Cost, Kernel, Level};
 use crate::cache::KeyIndex;
 use crate::data::{item, Item};
@@ -70,10 +71,10 @@ impl<I: KeyIndex, O: Objective, C: Cost> Kernel<'_, I, O, C> {
         let len = stats.len();
         let n_features = self.data.n_features();
         level.positive.resize(n_features * len, 0.0);
+        // a feature the loop does not reach has no rows, which no split allows
+        level.positive_rows.clear();
         level.positive_rows.resize(n_features, 0);
-        level.candidates.clear();
         let min_rows = self.config.min_samples_leaf;
-        let weight = self.node_weight(Some(stats));
         for f in 0..n_features as u32 {
             if self.on_path[f as usize] {
                 continue;
@@ -93,6 +94,7 @@ impl<I: KeyIndex, O: Objective, C: Cost> Kernel<'_, I, O, C> {
                 // a child too small to be a leaf is never evaluated
                 let positive_rows = self.cover.count_within(mask);
                 if positive_rows < min_rows || rows - positive_rows < min_rows {
+                    level.positive_rows[f as usize] = positive_rows;
                     continue;
                 }
                 level.negatives.resize(n_features * len, 0.0);
@@ -106,6 +108,53 @@ impl<I: KeyIndex, O: Objective, C: Cost> Kernel<'_, I, O, C> {
                     .count(&self.cover, Some(mask), &mut level.positive[slot])
             };
             level.positive_rows[f as usize] = positive_rows;
+        }
+        self.list_valid(level, stats, rows);
+    }
+
+    /// [`scan`](Self::scan) from the depth-2 solver's pair sums, moved to the current node's
+    /// rows (where its solve then finds them): for a node of depth 2 whose statistics the
+    /// solver keeps such sums of. False, with nothing listed, where it does not keep them or
+    /// the budget ran out.
+    pub(crate) fn scan_kept(&mut self, level: &mut Level, stats: &[f64], rows: u32) -> bool {
+        let len = stats.len();
+        let rules = self.depth2_rules();
+        if !Depth2::<C>::keeps_sums(&rules, len) {
+            return false;
+        }
+        let n_features = self.data.n_features();
+        let Some(sums) = self
+            .depth2
+            .kept_sums(&rules, &self.cover, len, &mut self.budget)
+        else {
+            return false;
+        };
+        level.positive.resize(n_features * len, 0.0);
+        level.positive_rows.resize(n_features, 0);
+        for f in 0..n_features as u32 {
+            if !self.on_path[f as usize] {
+                let (single, single_rows) = sums.of(f, f);
+                level.positive[f as usize * len..(f as usize + 1) * len].copy_from_slice(single);
+                level.positive_rows[f as usize] = single_rows;
+            }
+        }
+        self.list_valid(level, stats, rows);
+        true
+    }
+
+    /// Lists as candidates the features off the path whose two children both have enough
+    /// rows (`min_samples_leaf`, at least 1) and weight, from the positive children's
+    /// statistics `level` holds.
+    fn list_valid(&self, level: &mut Level, stats: &[f64], rows: u32) {
+        let len = stats.len();
+        let min_rows = self.config.min_samples_leaf;
+        let weight = self.node_weight(Some(stats));
+        level.candidates.clear();
+        for f in 0..self.data.n_features() as u32 {
+            if self.on_path[f as usize] {
+                continue;
+            }
+            let positive_rows = level.positive_rows[f as usize];
             let positive = &level.positive[f as usize * len..(f as usize + 1) * len];
             if positive_rows >= min_rows
                 && rows - positive_rows >= min_rows

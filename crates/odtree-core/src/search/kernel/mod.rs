@@ -354,17 +354,9 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
         Outcome::Solved(cost, decision.size())
     }
 
-    /// The depth-2 solver's best trees of the current node (of depth ≤ 2) within `limits`,
-    /// by number of branching nodes, whose candidate splits `level` lists.
-    fn depth2_trees(
-        &mut self,
-        level: &Level,
-        limits: Limits,
-        stats: &[f64],
-        rows: u32,
-        leaf: Leaf,
-    ) -> depth2::Trees<C> {
-        let rules = depth2::Rules {
+    /// The depth-2 solver's view of the search's settings.
+    pub(crate) fn depth2_rules(&self) -> depth2::Rules<'a, O> {
+        depth2::Rules {
             data: self.data,
             weights: self.weights,
             objective: self.objective,
@@ -375,7 +367,20 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
             tolerance: self.tolerance,
             incremental: self.config.incremental_counting,
             costly: self.objective.costly(),
-        };
+        }
+    }
+
+    /// The depth-2 solver's best trees of the current node (of depth ≤ 2) within `limits`,
+    /// by number of branching nodes, whose candidate splits `level` lists.
+    fn depth2_trees(
+        &mut self,
+        level: &Level,
+        limits: Limits,
+        stats: &[f64],
+        rows: u32,
+        leaf: Leaf,
+    ) -> depth2::Trees<C> {
+        let rules = self.depth2_rules();
         let node = depth2::Node {
             cover: &self.cover,
             candidates: &level.candidates,

@@ -24,7 +24,7 @@ const MOVES_BEFORE_RESUM: u32 = 256;
 pub(crate) struct PairSums {
     /// The summed rows, dense (one word per 64 rows).
     rows: Vec<u64>,
-    /// `cells[(i * n + j) * (len + 1)..]` for features i < j: the statistics of the rows
+    /// `cells[(i * n + j) * (len + 1)..]` for features i ≤ j: the statistics of the rows
     /// where both are 1, then the number of those rows (an integer, so exact).
     cells: Vec<f64>,
     /// The statistics' length.
@@ -37,8 +37,8 @@ pub(crate) struct PairSums {
 }
 
 impl PairSums {
-    /// The statistics of the rows where features `i` and `j` (different) are both 1, and
-    /// the number of those rows.
+    /// The statistics of the rows where features `i` and `j` are both 1 (where `i` is 1 if
+    /// they are the same), and the number of those rows.
     #[inline]
     pub fn of(&self, i: u32, j: u32) -> (&[f64], u32) {
         let (lo, hi) = (i.min(j) as usize, i.max(j) as usize);
@@ -48,30 +48,36 @@ impl PairSums {
     }
 
     /// Adds `sign` times the statistics `row` of a row whose features are `list` to every
-    /// pair of them.
-    #[inline(always)]
-    fn add<const N: usize>(&mut self, list: &[u32], row: &[f64], sign: f64) {
-        let (n, stride) = (self.n_features, self.len + 1);
-        let len = if N == 0 { self.len } else { N };
-        for (a, &i) in list.iter().enumerate() {
-            let base = i as usize * n;
-            for &j in &list[a + 1..] {
-                let at = (base + j as usize) * stride;
-                let cell = &mut self.cells[at..at + stride];
-                for c in 0..len {
-                    cell[c] += sign * row[c];
-                }
-                cell[stride - 1] += sign;
-            }
+    /// pair of them, and `sign` to their numbers of rows.
+    fn add_row(&mut self, list: &[u32], row: &[f64], sign: f64, delta: &mut Vec<f64>) {
+        delta.clear();
+        delta.extend(row.iter().map(|v| sign * v));
+        delta.push(sign);
+        let (cells, n) = (&mut self.cells[..], self.n_features);
+        match delta.len() {
+            3 => add_to_pairs::<3>(cells, n, list, delta),
+            4 => add_to_pairs::<4>(cells, n, list, delta),
+            5 => add_to_pairs::<5>(cells, n, list, delta),
+            _ => add_to_pairs::<0>(cells, n, list, delta),
         }
     }
+}
 
-    fn add_row(&mut self, list: &[u32], row: &[f64], sign: f64) {
-        match self.len {
-            2 => self.add::<2>(list, row, sign),
-            3 => self.add::<3>(list, row, sign),
-            4 => self.add::<4>(list, row, sign),
-            _ => self.add::<0>(list, row, sign),
+/// Adds `delta` to the cells of every pair of features of `list` (increasing), the pairs of a
+/// feature with itself included, in a table of
+/// `n` features by `n` whose cells are `delta.len()` long (`S` when known at compile time, 0
+/// if not).
+#[inline(always)]
+fn add_to_pairs<const S: usize>(cells: &mut [f64], n: usize, list: &[u32], delta: &[f64]) {
+    let stride = if S == 0 { delta.len() } else { S };
+    for (a, &i) in list.iter().enumerate() {
+        let base = i as usize * n;
+        for &j in &list[a..] {
+            let at = (base + j as usize) * stride;
+            let cell = &mut cells[at..at + stride];
+            for c in 0..stride {
+                cell[c] += delta[c];
+            }
         }
     }
 }
@@ -83,8 +89,9 @@ pub(crate) struct SumCounters {
     row_features: RowFeatures,
     /// The rows of the current cover, dense.
     dense: Vec<u64>,
-    /// One row's statistics.
+    /// One row's statistics, and what they add to a cell.
     row: Vec<f64>,
+    delta: Vec<f64>,
     /// Average number of features per row.
     per_row: f64,
     incremental: bool,
@@ -114,6 +121,7 @@ impl SumCounters {
             row_features: RowFeatures::new(data),
             dense: vec![0; data.n_words()],
             row: vec![0.0; len],
+            delta: Vec::with_capacity(len + 1),
             per_row: features_per_row(data),
             incremental,
         }
@@ -181,7 +189,7 @@ impl SumCounters {
                 let row = w * 64 + b;
                 let sign = if *new >> b & 1 == 1 { 1.0 } else { -1.0 };
                 contribution(row, &mut self.row);
-                set.add_row(self.row_features.of(row), &self.row, sign);
+                set.add_row(self.row_features.of(row), &self.row, sign, &mut self.delta);
             }
             *old = *new;
         }
@@ -210,7 +218,7 @@ impl SumCounters {
             for b in bits_of(word) {
                 let row = w * 64 + b;
                 contribution(row, &mut self.row);
-                set.add_row(self.row_features.of(row), &self.row, 1.0);
+                set.add_row(self.row_features.of(row), &self.row, 1.0, &mut self.delta);
             }
         }
         set.valid = true;

@@ -289,8 +289,11 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
         }
         let depth = self.path.len();
         let mut level = std::mem::take(&mut self.levels[depth]);
-        self.scan(&mut level, stats, rows);
         let depth2 = self.use_depth2 && limits.depth <= 2;
+        // a node of depth 2 finds its splits' statistics in the depth-2 solver's kept sums
+        if !(depth2 && limits.depth == 2 && self.scan_kept(&mut level, stats, rows)) {
+            self.scan(&mut level, stats, rows);
+        }
         let exact = depth2 && self.depth2_applies(&level, limits);
         // under a monotonicity constraint, the depth-2 solver's optimum without it bounds the
         // node from below, and is its answer when it happens to satisfy the constraint

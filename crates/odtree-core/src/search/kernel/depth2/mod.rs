@@ -13,7 +13,7 @@ pub(crate) mod ranked;
 mod two_class;
 
 use super::counts::Counters;
-use super::sums::SumCounters;
+use super::sums::{PairSums, SumCounters};
 use super::Cost;
 use crate::budget::Budget;
 use crate::cover::Cover;
@@ -134,6 +134,35 @@ fn leaves_only<C: Cost>(node: &Node) -> Trees<C> {
 }
 
 impl<C: Cost> Depth2<C> {
+    /// Whether the pair statistics of `len` numbers are kept across nodes: the weighted
+    /// path's statistics (not the popcounts of uniformly weighted classes), while the sums of
+    /// every pair of features are small enough.
+    pub fn keeps_sums<O: Objective>(rules: &Rules<O>, len: usize) -> bool {
+        let popcounts = matches!(rules.statistics, Statistics::Classes(_))
+            && rules.weights.uniform().is_some();
+        rules.statistics.additive()
+            && !popcounts
+            && SumCounters::bytes(rules.data.n_features(), len) <= PAIR_TABLE_BYTES
+    }
+
+    /// The kept pair sums (see [`keeps_sums`](Self::keeps_sums)) moved to the rows of
+    /// `cover`; their diagonal holds each feature's statistics. `None` if the budget ran out.
+    pub fn kept_sums<O: Objective>(
+        &mut self,
+        rules: &Rules<O>,
+        cover: &Cover,
+        len: usize,
+        budget: &mut Budget,
+    ) -> Option<&PairSums> {
+        let statistics = rules.statistics;
+        let counters = self
+            .sums
+            .get_or_insert_with(|| SumCounters::new(rules.data, len, rules.incremental));
+        counters.sum(cover, |row, out| {
+            statistics.of_row(row, out);
+        }, budget)
+    }
+
     /// The optimal subtrees of depth ≤ `depth_left` (1 or 2) with at most 1, 2 and 3
     /// branching nodes. The budget is checked as the counting goes; when it runs out, the
     /// trees returned are leaves (the caller sees the stop in `budget`).
@@ -179,25 +208,14 @@ impl<C: Cost> Depth2<C> {
             self.best_right.push((C::leaf(costs.1), None));
         }
         if depth_left >= 2 && n >= 2 {
-            let labels = rules.data.labels();
             let complete = match (rules.statistics, rules.weights.uniform()) {
                 (Statistics::Classes(_), Some(weight)) => {
                     self.count_pairs_uniform(rules, node, weight, budget)
                 }
-                (Statistics::Classes(_), None) => {
-                    let ws = rules.weights.per_row();
-                    self.count_pairs(rules, node, budget, |row, out| {
-                        out.fill(0.0);
-                        out[labels[row] as usize] = ws[row];
-                    })
-                }
-                (Statistics::Sums(vectors), _) => {
-                    self.count_pairs(rules, node, budget, |row, out| {
-                        out.copy_from_slice(vectors.of(row))
-                    })
-                }
                 // the engine calls this solver only with additive statistics
-                (Statistics::Rows(..), _) => false,
+                (statistics, _) => self.count_pairs(rules, node, budget, |row, out| {
+                    statistics.of_row(row, out);
+                }),
             };
             if !complete {
                 return leaves_only(node);

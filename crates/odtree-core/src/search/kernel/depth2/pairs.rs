@@ -113,7 +113,7 @@ impl<C: Cost> Depth2<C> {
         contribution: impl Fn(usize, &mut [f64]),
     ) -> bool {
         let (n, len) = (node.candidates.len(), node.stats.len());
-        if SumCounters::bytes(rules.data.n_features(), len) <= PAIR_TABLE_BYTES {
+        if Self::keeps_sums(rules, len) {
             self.count_pairs_kept(rules, node, budget, contribution)
         } else if n * n * len * std::mem::size_of::<f64>() <= PAIR_TABLE_BYTES {
             self.count_pairs_by_row(rules, node, budget, contribution)
@@ -147,7 +147,8 @@ impl<C: Cost> Depth2<C> {
     }
 
     /// Evaluates every pair of candidates i < j (positions among the node's candidates) with
-    /// the statistics `pair(i, j)` gives (and their number of rows). Returns false if the budget ran out first.
+    /// the statistics `pair(i, j)` gives (and their number of rows). Returns false if the
+    /// budget ran out first.
     fn evaluate_pairs<'s, O: Objective>(
         &mut self,
         rules: &Rules<O>,
