@@ -23,15 +23,20 @@ def test_regressor_node_weights_are_the_rows_weights():
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
-@given(st.integers(0, 2**32 - 1), st.integers(20, 90), st.integers(3, 8),
+@given(st.integers(0, 2**32 - 1), st.integers(20, 90), st.integers(1, 6),
        st.booleans(), st.sampled_from([1, 3]), st.sampled_from([None, 5]))
 def test_pair_sums_kept_across_nodes_give_the_general_search_optimum(
         seed, n_rows, n_features, weighted, min_samples_leaf, max_leaf_nodes):
     """At depth 3 the depth-2 solver moves its pair sums from one node's rows to the next by
-    row differences; the optimum is the one found without the depth-2 solver, and without
-    the moves."""
+    row differences, and counts nested features (thresholds of one column) by chains; the
+    optimum is the one found without the depth-2 solver, and without the moves."""
     rng = np.random.default_rng(seed)
     X = (rng.random((n_rows, n_features)) < rng.uniform(0.2, 0.8, n_features)).astype(np.int64)
+    # thresholds of two numeric columns, nested (so counted by chains), among the others
+    numbers = rng.integers(0, 5, size=(n_rows, 2))
+    X = np.hstack([X, numbers[:, :1] <= [0, 1, 2], numbers[:, 1:] <= [1, 3]]).astype(np.int64)
+    X = X[:, rng.permutation(X.shape[1])]
+    n_features = X.shape[1]
     y = X @ rng.normal(size=n_features) + rng.normal(size=n_rows)
     weights = rng.choice([0.0, 0.5, 1.0, 2.5], size=n_rows) if weighted else None
     if weights is not None and not weights.any():

@@ -1,8 +1,8 @@
 //! Evaluating a node: the candidate splits with their children's statistics, the order they
 //! are tried in, and what the cache already proves about a child.
 
-use super::order::{gini_gain, information_gain};
 use super::depth2::Depth2;
+use super::order::{gini_gain, information_gain};
 use super::{Child, Cost, Kernel, Level};
 use crate::cache::KeyIndex;
 use crate::data::{item, Item};

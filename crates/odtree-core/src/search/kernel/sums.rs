@@ -1,72 +1,170 @@
 //! Pair statistics of weighted rows (class weights, a regression's moments), kept up to date
 //! incrementally like the two-class counts of [`super::counts`] (MurTree §4.3.3; STreeD's
-//! depth-two solver does the same for any additive statistics).
+//! depth-two solver does the same for any additive statistics), and counted by chains of
+//! nested features.
 //!
-//! A [`PairSums`] holds, for the rows it has summed and every pair of features i < j, the sum
-//! of the statistics of the rows where both are 1, and their number. [`SumCounters`] keeps two
-//! such sets (a depth-3 node's left and right children each follow one) and moves the cheaper
-//! one to a new set of rows: by summing its rows afresh, or by adding and subtracting the rows
-//! that differ. Sibling subproblems of thresholds of one column differ by a few rows, so most
-//! moves are short.
+//! **Chains.** The thresholds of one numeric column, `x ≤ t₁ ⊂ x ≤ t₂ ⊂ …`, are nested: a
+//! row is in a suffix of them, so it enters the chain at one feature. The sums are kept per
+//! pair of entry features (a row adds to one cell per pair of chains it is in, not to one per
+//! pair of features it has: 55 cells, not 1,275, for a row of ten columns of ten thresholds),
+//! and the sums of a pair of features are the two-dimensional prefix sum over the entries
+//! of their chains. Features nested in no other are chains of their own, where the two agree.
+//!
+//! **Moves.** A [`SumCounters`] keeps two sets of sums (a depth-3 node's left and right
+//! children each follow one) and moves the cheaper one to a new set of rows: by summing its
+//! rows afresh, or by adding and subtracting the rows that differ. Sibling subproblems of
+//! thresholds of one column differ by a few rows, so most moves are short.
 
-use super::counts::{features_per_row, RowFeatures};
 use crate::bitset::bits_of;
 use crate::budget::Budget;
 use crate::cover::Cover;
-use crate::data::Dataset;
+use crate::data::{item, Dataset};
 
 /// Summed moves after which a set is summed afresh, so that the rounding of the additions and
 /// subtractions stays far below the search's tolerance.
 const MOVES_BEFORE_RESUM: u32 = 256;
 
-/// Pair statistics of one set of rows.
+/// Features grouped into chains of nested features, numbered chain after chain (each chain
+/// from its smallest feature), and each row's entry into each chain it is in.
+#[derive(Debug)]
+struct Chains {
+    /// `rank[f]`: feature f's number.
+    rank: Vec<u32>,
+    /// `chain[r]`: the chain of number r.
+    chain: Vec<u32>,
+    /// The numbers of the features each row enters its chains at, increasing:
+    /// `entries[starts[row]..starts[row + 1]]`.
+    entries: Vec<u32>,
+    starts: Vec<u32>,
+    /// Whether some chain has more than one feature (else the sums need no prefix).
+    long: bool,
+}
+
+impl Chains {
+    /// The chains of `data`: each feature, from the fewest rows to the most, ends the first
+    /// chain whose last feature it holds, else starts one.
+    fn new(data: &Dataset) -> Self {
+        let n = data.n_features();
+        let column = |f: usize| data.item_mask(item(f as u32, true));
+        let count = |f: usize| column(f).iter().map(|w| w.count_ones()).sum::<u32>();
+        let mut by_size: Vec<usize> = (0..n).collect();
+        by_size.sort_by_key(|&f| (count(f), f));
+        let mut chains: Vec<Vec<usize>> = Vec::new();
+        for f in by_size {
+            let holds = |last: usize| column(last).iter().zip(column(f)).all(|(a, b)| a & !b == 0);
+            match chains
+                .iter_mut()
+                .find(|chain| holds(chain[chain.len() - 1]))
+            {
+                Some(chain) => chain.push(f),
+                None => chains.push(vec![f]),
+            }
+        }
+        let mut rank = vec![0u32; n];
+        let mut chain_of = Vec::with_capacity(n);
+        for (c, chain) in chains.iter().enumerate() {
+            for &f in chain {
+                rank[f] = chain_of.len() as u32;
+                chain_of.push(c as u32);
+            }
+        }
+        // a row enters a chain at its smallest feature holding the row; chains in order
+        // give each row's entries in increasing order
+        let n_rows = data.n_rows();
+        let entering = |chain: &[usize], mut visit: Box<dyn FnMut(usize, u32) + '_>| {
+            let mut entered = vec![0u64; data.n_words()];
+            for &f in chain {
+                for (w, (&word, seen)) in column(f).iter().zip(entered.iter_mut()).enumerate() {
+                    for b in bits_of(word & !*seen) {
+                        visit(w * 64 + b, rank[f]);
+                    }
+                    *seen |= word;
+                }
+            }
+        };
+        let mut starts = vec![0u32; n_rows + 1];
+        for chain in &chains {
+            entering(chain, Box::new(|row, _| starts[row + 1] += 1));
+        }
+        for row in 0..n_rows {
+            starts[row + 1] += starts[row];
+        }
+        let mut next = starts.clone();
+        let mut entries = vec![0u32; starts[n_rows] as usize];
+        for chain in &chains {
+            entering(
+                chain,
+                Box::new(|row, number| {
+                    entries[next[row] as usize] = number;
+                    next[row] += 1;
+                }),
+            );
+        }
+        Self {
+            rank,
+            chain: chain_of,
+            entries,
+            starts,
+            long: chains.iter().any(|chain| chain.len() > 1),
+        }
+    }
+
+    /// Whether numbers `a` and `b` are in one chain.
+    #[inline]
+    fn together(&self, a: usize, b: usize) -> bool {
+        self.chain[a] == self.chain[b]
+    }
+
+    /// The numbers of the features `row` enters its chains at, increasing.
+    fn of(&self, row: usize) -> &[u32] {
+        &self.entries[self.starts[row] as usize..self.starts[row + 1] as usize]
+    }
+
+    /// The average number of chains a row is in.
+    fn per_row(&self) -> f64 {
+        self.entries.len() as f64 / (self.starts.len() - 1).max(1) as f64
+    }
+}
+
+/// Sums of one set of rows by pair of entry features.
 #[derive(Debug, Default)]
-pub(crate) struct PairSums {
+struct EntrySums {
     /// The summed rows, dense (one word per 64 rows).
     rows: Vec<u64>,
-    /// `cells[(i * n + j) * (len + 1)..]` for features i ≤ j: the statistics of the rows
-    /// where both are 1, then the number of those rows (an integer, so exact).
+    /// `cells[(a * n + b) * (len + 1)..]` for feature numbers a ≤ b: the statistics of the
+    /// rows entering their chains at both, then the number of those rows (an integer, so
+    /// exact).
     cells: Vec<f64>,
-    /// The statistics' length.
-    len: usize,
-    n_features: usize,
     /// Whether the sums are those of `rows` (false after a summing the budget cut short).
     valid: bool,
     /// Moves by differences since the last summing afresh.
     moves: u32,
 }
 
-impl PairSums {
+/// The statistics of every pair of features within a set of rows.
+pub(crate) struct PairSums<'a> {
+    cells: &'a [f64],
+    rank: &'a [u32],
+    n_features: usize,
+    len: usize,
+}
+
+impl PairSums<'_> {
     /// The statistics of the rows where features `i` and `j` are both 1 (where `i` is 1 if
     /// they are the same), and the number of those rows.
     #[inline]
     pub fn of(&self, i: u32, j: u32) -> (&[f64], u32) {
-        let (lo, hi) = (i.min(j) as usize, i.max(j) as usize);
+        let (a, b) = (self.rank[i as usize], self.rank[j as usize]);
+        let (lo, hi) = (a.min(b) as usize, a.max(b) as usize);
         let at = (lo * self.n_features + hi) * (self.len + 1);
         let cell = &self.cells[at..at + self.len + 1];
         (&cell[..self.len], cell[self.len] as u32)
     }
-
-    /// Adds `sign` times the statistics `row` of a row whose features are `list` to every
-    /// pair of them, and `sign` to their numbers of rows.
-    fn add_row(&mut self, list: &[u32], row: &[f64], sign: f64, delta: &mut Vec<f64>) {
-        delta.clear();
-        delta.extend(row.iter().map(|v| sign * v));
-        delta.push(sign);
-        let (cells, n) = (&mut self.cells[..], self.n_features);
-        match delta.len() {
-            3 => add_to_pairs::<3>(cells, n, list, delta),
-            4 => add_to_pairs::<4>(cells, n, list, delta),
-            5 => add_to_pairs::<5>(cells, n, list, delta),
-            _ => add_to_pairs::<0>(cells, n, list, delta),
-        }
-    }
 }
 
-/// Adds `delta` to the cells of every pair of features of `list` (increasing), the pairs of a
-/// feature with itself included, in a table of
-/// `n` features by `n` whose cells are `delta.len()` long (`S` when known at compile time, 0
-/// if not).
+/// Adds `delta` to the cells of every pair of the feature numbers of `list` (increasing), the
+/// pairs of a number with itself included, in a table of `n` by `n` whose cells are
+/// `delta.len()` long (`S` when known at compile time, 0 if not).
 #[inline(always)]
 fn add_to_pairs<const S: usize>(cells: &mut [f64], n: usize, list: &[u32], delta: &[f64]) {
     let stride = if S == 0 { delta.len() } else { S };
@@ -82,47 +180,56 @@ fn add_to_pairs<const S: usize>(cells: &mut [f64], n: usize, list: &[u32], delta
     }
 }
 
-/// Two pair-sum sets and what moving them costs.
+/// Two sets of sums, what moving them costs, and the prefix sums of the last one read.
 #[derive(Debug)]
 pub(crate) struct SumCounters {
-    sets: [PairSums; 2],
-    row_features: RowFeatures,
+    sets: [EntrySums; 2],
+    chains: Chains,
+    /// The sums by pair of features of set `prefix_of`, when chains need them.
+    prefix: Vec<f64>,
+    prefix_of: Option<usize>,
     /// The rows of the current cover, dense.
     dense: Vec<u64>,
     /// One row's statistics, and what they add to a cell.
     row: Vec<f64>,
     delta: Vec<f64>,
-    /// Average number of features per row.
-    per_row: f64,
+    n_features: usize,
+    len: usize,
     incremental: bool,
 }
 
 impl SumCounters {
-    /// Bytes the sums of `n_features` features with statistics of `len` numbers take, both
-    /// sets together.
+    /// Bytes the sums of `n_features` features with statistics of `len` numbers take: two
+    /// sets and their prefix sums.
     pub fn bytes(n_features: usize, len: usize) -> usize {
-        2 * n_features * n_features * (len + 1) * std::mem::size_of::<f64>()
+        3 * n_features * n_features * (len + 1) * std::mem::size_of::<f64>()
     }
 
     /// Counters over `data` for statistics of `len` numbers; `incremental` allows moves by
     /// row differences.
     pub fn new(data: &Dataset, len: usize, incremental: bool) -> Self {
         let n = data.n_features();
-        let empty = || PairSums {
+        let chains = Chains::new(data);
+        let empty = || EntrySums {
             rows: vec![0; data.n_words()],
             cells: vec![0.0; n * n * (len + 1)],
-            len,
-            n_features: n,
             valid: true,
             moves: 0,
         };
         Self {
             sets: [empty(), empty()],
-            row_features: RowFeatures::new(data),
+            prefix: if chains.long {
+                vec![0.0; n * n * (len + 1)]
+            } else {
+                Vec::new()
+            },
+            chains,
+            prefix_of: None,
             dense: vec![0; data.n_words()],
             row: vec![0.0; len],
             delta: Vec::with_capacity(len + 1),
-            per_row: features_per_row(data),
+            n_features: n,
+            len,
             incremental,
         }
     }
@@ -134,7 +241,7 @@ impl SumCounters {
         cover: &Cover,
         contribution: impl Fn(usize, &mut [f64]),
         budget: &mut Budget,
-    ) -> Option<&PairSums> {
+    ) -> Option<PairSums<'_>> {
         self.dense.fill(0);
         for (w, word) in cover.pairs() {
             self.dense[w as usize] = word;
@@ -152,10 +259,13 @@ impl SumCounters {
         let nearer = usize::from(differences[1] < differences[0]);
         // a row costs about per_row² / 2 pair updates either way; summing afresh also clears
         // the table
-        let pairs_per_row = (self.per_row * self.per_row / 2.0).max(1.0);
-        let n = self.sets[0].n_features as f64;
+        let per_row = self.chains.per_row();
+        let pairs_per_row = (per_row * per_row / 2.0).max(1.0);
+        let n = self.n_features as f64;
         let afresh = f64::from(cover.count()) * pairs_per_row + n * n / 2.0;
-        let s = if self.incremental && differences[nearer] * pairs_per_row < afresh {
+        let s = if differences[nearer] == 0.0 {
+            nearer
+        } else if self.incremental && differences[nearer] * pairs_per_row < afresh {
             self.move_by_differences(nearer, contribution, budget);
             nearer
         } else {
@@ -163,7 +273,45 @@ impl SumCounters {
             self.sum_afresh(1 - nearer, contribution, budget);
             1 - nearer
         };
-        (budget.stopped().is_none()).then_some(&self.sets[s])
+        if budget.stopped().is_some() {
+            return None;
+        }
+        let cells = if self.chains.long {
+            if self.prefix_of != Some(s) {
+                self.prefix_sums(s);
+            }
+            &self.prefix[..]
+        } else {
+            &self.sets[s].cells[..]
+        };
+        Some(PairSums {
+            cells,
+            rank: &self.chains.rank,
+            n_features: self.n_features,
+            len: self.len,
+        })
+    }
+
+    /// Adds `sign` times the statistics of `row` to set `s`.
+    fn add_row(
+        &mut self,
+        s: usize,
+        row: usize,
+        sign: f64,
+        contribution: &impl Fn(usize, &mut [f64]),
+    ) {
+        contribution(row, &mut self.row);
+        self.delta.clear();
+        self.delta.extend(self.row.iter().map(|v| sign * v));
+        self.delta.push(sign);
+        let (cells, n) = (&mut self.sets[s].cells[..], self.n_features);
+        let (list, delta) = (self.chains.of(row), &self.delta[..]);
+        match delta.len() {
+            3 => add_to_pairs::<3>(cells, n, list, delta),
+            4 => add_to_pairs::<4>(cells, n, list, delta),
+            5 => add_to_pairs::<5>(cells, n, list, delta),
+            _ => add_to_pairs::<0>(cells, n, list, delta),
+        }
     }
 
     /// Moves set `s` to the current rows by adding and subtracting the rows that differ, one
@@ -174,11 +322,12 @@ impl SumCounters {
         contribution: impl Fn(usize, &mut [f64]),
         budget: &mut Budget,
     ) {
-        let set = &mut self.sets[s];
-        set.moves += 1;
-        let mut rows = std::mem::take(&mut set.rows);
-        for (w, (old, new)) in rows.iter_mut().zip(&self.dense).enumerate() {
-            let changed = *old ^ *new;
+        self.prefix_of = self.prefix_of.filter(|&p| p != s);
+        self.sets[s].moves += 1;
+        let mut rows = std::mem::take(&mut self.sets[s].rows);
+        for (w, old) in rows.iter_mut().enumerate() {
+            let new = self.dense[w];
+            let changed = *old ^ new;
             if changed == 0 {
                 continue;
             }
@@ -186,14 +335,12 @@ impl SumCounters {
                 break;
             }
             for b in bits_of(changed) {
-                let row = w * 64 + b;
-                let sign = if *new >> b & 1 == 1 { 1.0 } else { -1.0 };
-                contribution(row, &mut self.row);
-                set.add_row(self.row_features.of(row), &self.row, sign, &mut self.delta);
+                let sign = if new >> b & 1 == 1 { 1.0 } else { -1.0 };
+                self.add_row(s, w * 64 + b, sign, &contribution);
             }
-            *old = *new;
+            *old = new;
         }
-        set.rows = rows;
+        self.sets[s].rows = rows;
     }
 
     /// Sums set `s` afresh over the current rows.
@@ -203,12 +350,14 @@ impl SumCounters {
         contribution: impl Fn(usize, &mut [f64]),
         budget: &mut Budget,
     ) {
+        self.prefix_of = self.prefix_of.filter(|&p| p != s);
         let set = &mut self.sets[s];
         set.cells.fill(0.0);
         set.rows.copy_from_slice(&self.dense);
         set.moves = 0;
         set.valid = false;
-        for (w, &word) in self.dense.iter().enumerate() {
+        for w in 0..self.dense.len() {
+            let word = self.dense[w];
             if word == 0 {
                 continue;
             }
@@ -216,12 +365,49 @@ impl SumCounters {
                 return;
             }
             for b in bits_of(word) {
-                let row = w * 64 + b;
-                contribution(row, &mut self.row);
-                set.add_row(self.row_features.of(row), &self.row, 1.0, &mut self.delta);
+                self.add_row(s, w * 64 + b, 1.0, &contribution);
             }
         }
-        set.valid = true;
+        self.sets[s].valid = true;
+    }
+
+    /// Writes the sums by pair of features of set `s` into `prefix`: for numbers a ≤ b, the
+    /// sum of the entry sums of every pair (a', b') at or before them in their chains.
+    fn prefix_sums(&mut self, s: usize) {
+        let (n, stride) = (self.n_features, self.len + 1);
+        let entry = &self.sets[s].cells;
+        let chains = &self.chains;
+        let prefix = &mut self.prefix;
+        for a in 0..n {
+            for b in a..n {
+                let at = (a * n + b) * stride;
+                if b > a && chains.together(a, b) {
+                    // a and b in one chain: the rows of the smaller, a
+                    let diagonal = (a * n + a) * stride;
+                    prefix.copy_within(diagonal..diagonal + stride, at);
+                    continue;
+                }
+                // the sums of the numbers just before a and b in their chains
+                let up = (a > 0 && chains.together(a - 1, a)).then(|| ((a - 1) * n + b) * stride);
+                let left = (b > a && chains.together(b - 1, b)).then(|| (a * n + b - 1) * stride);
+                let corner =
+                    (up.is_some() && left.is_some()).then(|| ((a - 1) * n + b - 1) * stride);
+                for c in 0..stride {
+                    let mut v = entry[at + c];
+                    if let Some(u) = up {
+                        v += prefix[u + c];
+                    }
+                    if let Some(l) = left {
+                        v += prefix[l + c];
+                    }
+                    if let Some(k) = corner {
+                        v -= prefix[k + c];
+                    }
+                    prefix[at + c] = v;
+                }
+            }
+        }
+        self.prefix_of = Some(s);
     }
 }
 
@@ -232,19 +418,35 @@ mod tests {
 
     proptest! {
         /// Sets moved by row differences hold the sums of their rows, as a set summed afresh
-        /// does, for every pair of features.
+        /// does, for every pair of features: random ones, and thresholds of two columns
+        /// (nested, so chained), in a shuffled order.
         #[test]
         fn moved_sums_match_sums_afresh(
-            x in prop::collection::vec(0u8..=1, 70 * 4),
+            random in prop::collection::vec(0u8..=1, 70 * 2),
+            numbers in prop::collection::vec(0u8..5, 70 * 2),
+            order in Just((0..8usize).collect::<Vec<_>>()).prop_shuffle(),
             values in prop::collection::vec(-5.0f64..5.0, 70 * 3),
             start in any::<[u64; 2]>(),
             flips in prop::collection::vec(prop::collection::vec(0usize..70, 1..4), 1..8),
         ) {
+            // columns 0-1 random, 2-4 "first number <= 0, 1, 2", 5-7 "second number <= 1, 2, 3"
+            let column = |row: usize, c: usize| match c {
+                0 | 1 => random[row * 2 + c],
+                2..=4 => u8::from(numbers[row * 2] <= (c - 2) as u8),
+                _ => u8::from(numbers[row * 2 + 1] <= (c - 4) as u8),
+            };
+            let x: Vec<u8> = (0..70)
+                .flat_map(|row| order.iter().map(move |&c| (row, c)))
+                .map(|(row, c)| column(row, c))
+                .collect();
             let data = Dataset::new(&x, 70, &[0; 70], 1).unwrap();
+            let n = 8u32;
             let contribution =
                 |row: usize, out: &mut [f64]| out.copy_from_slice(&values[row * 3..row * 3 + 3]);
             let mut moved = SumCounters::new(&data, 3, true);
             let mut afresh = SumCounters::new(&data, 3, false);
+            // each column's thresholds are nested: at least three to a chain
+            prop_assert!(moved.chains.long && moved.chains.chain.iter().max() <= Some(&5));
             let root = [u64::MAX, (1 << 6) - 1];
             let mut mask = start;
             for step in &flips {
@@ -256,12 +458,12 @@ mod tests {
                 let mut budget = Budget::default();
                 let a: Vec<(Vec<f64>, u32)> = {
                     let sums = moved.sum(&cover, contribution, &mut budget).unwrap();
-                    (0..4u32).flat_map(|i| (i + 1..4).map(move |j| (i, j)))
+                    (0..n).flat_map(|i| (i..n).map(move |j| (i, j)))
                         .map(|(i, j)| (sums.of(i, j).0.to_vec(), sums.of(j, i).1))
                         .collect()
                 };
                 let sums = afresh.sum(&cover, contribution, &mut budget).unwrap();
-                let pairs = (0..4u32).flat_map(|i| (i + 1..4).map(move |j| (i, j)));
+                let pairs = (0..n).flat_map(|i| (i..n).map(move |j| (i, j)));
                 for ((i, j), (stats, rows)) in pairs.zip(&a) {
                     let both: Vec<u32> = cover.rows().iter().copied()
                         .filter(|&r| data.value(r as usize, i) && data.value(r as usize, j))

@@ -138,8 +138,8 @@ impl<C: Cost> Depth2<C> {
     /// path's statistics (not the popcounts of uniformly weighted classes), while the sums of
     /// every pair of features are small enough.
     pub fn keeps_sums<O: Objective>(rules: &Rules<O>, len: usize) -> bool {
-        let popcounts = matches!(rules.statistics, Statistics::Classes(_))
-            && rules.weights.uniform().is_some();
+        let popcounts =
+            matches!(rules.statistics, Statistics::Classes(_)) && rules.weights.uniform().is_some();
         rules.statistics.additive()
             && !popcounts
             && SumCounters::bytes(rules.data.n_features(), len) <= PAIR_TABLE_BYTES
@@ -153,14 +153,18 @@ impl<C: Cost> Depth2<C> {
         cover: &Cover,
         len: usize,
         budget: &mut Budget,
-    ) -> Option<&PairSums> {
+    ) -> Option<PairSums<'_>> {
         let statistics = rules.statistics;
         let counters = self
             .sums
             .get_or_insert_with(|| SumCounters::new(rules.data, len, rules.incremental));
-        counters.sum(cover, |row, out| {
-            statistics.of_row(row, out);
-        }, budget)
+        counters.sum(
+            cover,
+            |row, out| {
+                statistics.of_row(row, out);
+            },
+            budget,
+        )
     }
 
     /// The optimal subtrees of depth ≤ `depth_left` (1 or 2) with at most 1, 2 and 3
