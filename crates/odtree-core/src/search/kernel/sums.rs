@@ -372,38 +372,32 @@ impl SumCounters {
     }
 
     /// Writes the sums by pair of features of set `s` into `prefix`: for numbers a ≤ b, the
-    /// sum of the entry sums of every pair (a', b') at or before them in their chains.
+    /// sum of the entry sums of every pair (a', b') at or before them in their chains. Two
+    /// passes: along b within each row, then along a, adding each row to the next one of
+    /// its chain. (Within one chain, a row enters once: the cells off the diagonal are 0,
+    /// and the passes make them the sums of the smaller feature, as they should be.)
     fn prefix_sums(&mut self, s: usize) {
         let (n, stride) = (self.n_features, self.len + 1);
-        let entry = &self.sets[s].cells;
-        let chains = &self.chains;
-        let prefix = &mut self.prefix;
+        let (entry, chains, prefix) = (&self.sets[s].cells, &self.chains, &mut self.prefix);
         for a in 0..n {
-            for b in a..n {
-                let at = (a * n + b) * stride;
-                if b > a && chains.together(a, b) {
-                    // a and b in one chain: the rows of the smaller, a
-                    let diagonal = (a * n + a) * stride;
-                    prefix.copy_within(diagonal..diagonal + stride, at);
-                    continue;
+            let row = a * n * stride;
+            let cells = row + a * stride..row + n * stride;
+            prefix[cells.clone()].copy_from_slice(&entry[cells]);
+            for b in a + 1..n {
+                if chains.together(b - 1, b) {
+                    let at = row + b * stride;
+                    for c in at..at + stride {
+                        prefix[c] += prefix[c - stride];
+                    }
                 }
-                // the sums of the numbers just before a and b in their chains
-                let up = (a > 0 && chains.together(a - 1, a)).then(|| ((a - 1) * n + b) * stride);
-                let left = (b > a && chains.together(b - 1, b)).then(|| (a * n + b - 1) * stride);
-                let corner =
-                    (up.is_some() && left.is_some()).then(|| ((a - 1) * n + b - 1) * stride);
-                for c in 0..stride {
-                    let mut v = entry[at + c];
-                    if let Some(u) = up {
-                        v += prefix[u + c];
-                    }
-                    if let Some(l) = left {
-                        v += prefix[l + c];
-                    }
-                    if let Some(k) = corner {
-                        v -= prefix[k + c];
-                    }
-                    prefix[at + c] = v;
+            }
+        }
+        for a in 1..n {
+            if chains.together(a - 1, a) {
+                let (above, here) = prefix.split_at_mut(a * n * stride);
+                let above = &above[(a - 1) * n * stride + a * stride..];
+                for (h, u) in here[a * stride..n * stride].iter_mut().zip(above) {
+                    *h += u;
                 }
             }
         }
