@@ -232,3 +232,19 @@ def test_the_pareto_search_reports_progress_and_its_callback_stops_it():
     assert model.status_ == "stopped"
     assert model.fit_time_ < 10  # stopped within about a second, not at the time limit
     assert events[0].seconds < 1.0  # the first event comes at once (the best leaf)
+
+
+@pytest.mark.parametrize("name", ["heart-cleveland", "vote", "hepatitis", "tic-tac-toe"])
+@pytest.mark.parametrize("params", [{"max_depth": 3}, {"max_depth": 3, "max_leaf_nodes": 5},
+                                    {"max_depth": 2, "min_samples_leaf": 5}])
+def test_fronts_from_pair_counts_equal_the_general_walks(load, name, params):
+    """Depth-2 fronts come from pair counts unless ``depth2_solver=False``: the same front,
+    and the tree read back gives its metric."""
+    X, y = load(name)
+    for criterion in ("f1", "balanced_accuracy"):
+        models = [OptimalTreeClassifier(criterion=criterion, depth2_solver=switch, **params)
+                  .fit(X, y) for switch in (True, False)]
+        assert models[0].objective_ == pytest.approx(models[1].objective_, abs=1e-12)
+        np.testing.assert_allclose(models[0].pareto_front_, models[1].pareto_front_)
+        score = METRICS[criterion](y, models[0].predict(X))
+        assert score == pytest.approx(models[0].objective_, abs=1e-9)

@@ -13,12 +13,15 @@
 //! runs out, the features not yet tried are skipped: every front is then made of real trees,
 //! only perhaps not all the best ones.
 
+mod depth2;
+
 use super::{Driver, Inputs, SearchOutcome};
 use crate::budget::{Budget, Stop};
 use crate::cache::{CacheReport, KeyIndex, TrieIndex};
 use crate::data::{item, Dataset};
 use crate::error::{OdtError, Result};
 use crate::objective::{Metric, Misclassification};
+use crate::search::kernel::counts::Counters;
 use crate::search::kernel::Kernel;
 use crate::search::SearchConfig;
 use crate::stats::Weights;
@@ -148,6 +151,11 @@ pub struct ParetoOutcome {
 pub struct Pareto<'a> {
     kernel: Kernel<'a, TrieIndex, Misclassification, f64>,
     fronts: FxHashMap<Key, Front>,
+    /// Pair counts of the depth-2 fronts, built on first use.
+    counters: Option<Counters>,
+    /// Whether the tree is being read back: the depth-2 fronts keep no child fronts, so
+    /// those of depth 1 are made again then, in full even after a stop, as first made.
+    reading: bool,
     /// Relative tolerance under which two counts are the same (sums in other orders).
     tolerance: f64,
     /// The metric of the run, for the progress of the root's front.
@@ -178,6 +186,8 @@ impl<'a> Pareto<'a> {
         Self {
             kernel,
             fronts: FxHashMap::default(),
+            counters: None,
+            reading: false,
             // relative to the total weight, so that the fronts do not change with its scale
             tolerance: 1e-12 * (totals[0] + totals[1]),
             metric: None,
@@ -209,6 +219,7 @@ impl<'a> Pareto<'a> {
             .expect("a front holds at least one leaf");
         let value = score(&front[best]);
         let mut nodes_out = Vec::new();
+        self.reading = true;
         self.extract(depth, nodes, best, &mut nodes_out);
         ParetoOutcome {
             tree: Tree::from_nodes(nodes_out),
@@ -232,19 +243,35 @@ impl<'a> Pareto<'a> {
         if let Some(front) = self.fronts.get(&key) {
             return front.clone();
         }
+        let at = self.kernel.path.len();
+        let config = self.kernel.config;
+        if depth == 2 && config.depth2_solver && config.min_leaf_weight <= 0.0 {
+            if let Some(weight) = self.kernel.weights.uniform() {
+                // a stop while counting leaves the leaves, as the general walk's first look at
+                // the budget does
+                let points = self
+                    .depth2_front(totals, rows, nodes, weight)
+                    .unwrap_or(leaves);
+                let front = Rc::new(points);
+                if at == 0 {
+                    self.note_root(&front, totals);
+                }
+                self.fronts.insert(key, front.clone());
+                return front;
+            }
+        }
         let mut points = leaves;
         let child_cap = full_nodes(depth - 1);
         let shared = nodes - 1;
         let (low, high) = (shared.saturating_sub(child_cap), shared.min(child_cap));
         // the valid splits, each with its positive child's class weights
-        let at = self.kernel.path.len();
         let mut level = std::mem::take(&mut self.kernel.levels[at]);
         self.kernel.scan(&mut level, &totals, rows);
         if at == 0 {
             self.note_root(&points, totals); // the best leaf, before any split
         }
         for &feature in &level.candidates {
-            if self.kernel.budget.check().is_some() {
+            if !self.reading && self.kernel.budget.check().is_some() {
                 break;
             }
             self.heartbeat();
