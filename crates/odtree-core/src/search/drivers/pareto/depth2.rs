@@ -1,20 +1,22 @@
 //! The fronts of subproblems of depth 2 from pair counts (MurTree's depth-2 solver, §4.3, for
 //! fronts as STreeD does): the class counts of every pair of features within the node, kept
 //! up to date by row differences ([`Counters`]), give the four cells of every root and child
-//! split without visiting a child. Each child's front (depth 1) and the node's front are made
-//! of the same points in the same order as the general walk makes them, so that a tree read
-//! back through the general walk finds the same fronts.
+//! split without visiting a child. With uniform weights every point is a pair of row counts,
+//! so fronts are kept as integer staircases. Each child's front (depth 1) and the node's
+//! front are made of the same points, offered in the same order, as the general walk makes
+//! them, so that a tree read back through the general walk finds the same fronts.
 
-use super::{leaf_front, non_dominated, How, Pareto, Point};
+use super::{How, Pareto, Point};
 use crate::search::kernel::counts::{Counters, PairCounts};
 
-/// A node's class counts: (rows, positive rows).
+/// Class counts of a node, (rows, positive rows); or a point, (false positives, false
+/// negatives) in rows.
 type Cell = (i32, i32);
 
 impl Pareto<'_> {
     /// The front of the current node (`totals` its class weights, `rows` its row count) with
-    /// 2 levels and `nodes` branching nodes left (1 to 3), when its rows have unit-free
-    /// uniform weights `weight`; `None` if the budget ran out while counting.
+    /// 2 levels and `nodes` branching nodes left (1 to 3), when its rows have uniform weights
+    /// `weight`; `None` if the budget ran out while counting.
     pub(super) fn depth2_front(
         &mut self,
         totals: [f64; 2],
@@ -27,20 +29,18 @@ impl Pareto<'_> {
             .counters
             .get_or_insert_with(|| Counters::new(kernel.data, kernel.config.incremental_counting));
         let counts = counters.count(kernel.data, &kernel.cover, &mut kernel.budget)?;
-        let n = kernel.data.n_features();
-        let node = (rows as i32, (totals[1] / weight).round() as i32);
         let rules = Rules {
             counts,
-            n,
+            n: kernel.data.n_features(),
             min_rows: kernel.config.min_samples_leaf as i32,
             min_split: kernel.config.min_samples_split as i32,
-            weight,
         };
-        let mut points = leaf_front(totals);
+        let node = (rows as i32, (totals[1] / weight).round() as i32);
+        let mut front = Staircase::leaves(node);
         let shared = nodes - 1;
         let (low, high) = (shared.saturating_sub(1), shared.min(1));
-        for i in 0..n as u32 {
-            let right = rules.single(i);
+        for i in 0..rules.n as u32 {
+            let right = rules.pair(i, i);
             let left = (node.0 - right.0, node.1 - right.1);
             if !(rules.holds(left) && rules.holds(right)) {
                 continue;
@@ -49,39 +49,35 @@ impl Pareto<'_> {
                 break;
             }
             for left_nodes in low..=high {
-                let fronts = [
+                let [l, r] = [
                     (left, left_nodes, false),
                     (right, shared - left_nodes, true),
                 ]
                 .map(|(cell, child_nodes, side)| {
                     if child_nodes == 0 {
-                        leaf_front(rules.totals(cell))
+                        Staircase::leaves(cell)
                     } else {
                         rules.child_front(i, side, cell)
                     }
                 });
-                for (a, p) in fronts[0].iter().enumerate() {
-                    for (b, q) in fronts[1].iter().enumerate() {
-                        points.push(Point {
-                            fp: p.fp + q.fp,
-                            fn_: p.fn_ + q.fn_,
-                            how: How::Split {
-                                feature: i,
-                                left_nodes,
-                                left: a as u32,
-                                right: b as u32,
-                            },
-                        });
+                for (a, &(p, _)) in l.points.iter().enumerate() {
+                    for (b, &(q, _)) in r.points.iter().enumerate() {
+                        let how = How::Split {
+                            feature: i,
+                            left_nodes,
+                            left: a as u32,
+                            right: b as u32,
+                        };
+                        front.offer((p.0 + q.0, p.1 + q.1), how);
                     }
                 }
             }
-            points = non_dominated(points, self.tolerance);
             // a split with no error dominates every other: nothing better is left to find
-            if (points.first()).is_some_and(|p| p.fp + p.fn_ <= self.tolerance) {
+            if front.perfect() {
                 break;
             }
         }
-        Some(non_dominated(points, self.tolerance))
+        Some(front.points(weight))
     }
 }
 
@@ -91,16 +87,10 @@ struct Rules<'a> {
     n: usize,
     min_rows: i32,
     min_split: i32,
-    weight: f64,
 }
 
 impl Rules<'_> {
-    /// The counts of the node's rows where feature `i` is 1.
-    fn single(&self, i: u32) -> Cell {
-        self.pair(i, i)
-    }
-
-    /// The counts of the node's rows where features `i` and `j` are both 1.
+    /// The counts of the node's rows where features `i` and `j` are both 1 (`i` if the same).
     fn pair(&self, i: u32, j: u32) -> Cell {
         let at = i as usize * self.n + j as usize;
         (self.counts.both[at], self.counts.ones[at])
@@ -111,31 +101,17 @@ impl Rules<'_> {
         cell.0 >= self.min_rows
     }
 
-    /// The class weights (negative, positive) of a cell.
-    fn totals(&self, cell: Cell) -> [f64; 2] {
-        [
-            f64::from(cell.0 - cell.1) * self.weight,
-            f64::from(cell.1) * self.weight,
-        ]
-    }
-
     /// The front of depth 1 of the child where root feature `i` is `side`, whose counts are
-    /// `child`: its leaves, and every valid split's pairs of leaves, feature by feature. The
-    /// counts are integers, so the points are sorted by integer keys (ties in the order made,
-    /// which [`non_dominated`] keeps).
-    fn child_front(&self, i: u32, side: bool, child: Cell) -> Vec<Point> {
-        let leaves = leaf_front(self.totals(child));
-        if leaves.len() == 1 || child.0 < 2 * self.min_rows || child.0 < self.min_split {
-            return leaves;
-        }
-        // the front so far: (false positives, false negatives) in rows, and how each is made
-        let mut front = Staircase::default();
-        for (point, (errors, _)) in leaves.iter().zip(leaf_errors(child).0) {
-            front.offer(errors, point.how);
+    /// `child`: its leaves, and every valid split's leaves predicting different classes
+    /// (those predicting one class are its own leaves' points), feature by feature.
+    fn child_front(&self, i: u32, side: bool, child: Cell) -> Staircase {
+        let mut front = Staircase::leaves(child);
+        if front.points.len() == 1 || child.0 < 2 * self.min_rows || child.0 < self.min_split {
+            return front;
         }
         for j in 0..self.n as u32 {
             // the child's rows where j is 1, and where it is 0
-            let (both, only_j) = (self.pair(i, j), self.single(j));
+            let (both, only_j) = (self.pair(i, j), self.pair(j, j));
             let positive = if side {
                 both
             } else {
@@ -145,42 +121,50 @@ impl Rules<'_> {
             if !(self.holds(positive) && self.holds(negative)) {
                 continue;
             }
-            let ((left, n_left), (right, n_right)) = (leaf_errors(negative), leaf_errors(positive));
-            for (a, &(p, _)) in left[..n_left].iter().enumerate() {
-                for (b, &(q, _)) in right[..n_right].iter().enumerate() {
-                    let how = How::Split {
-                        feature: j,
-                        left_nodes: 0,
-                        left: a as u32,
-                        right: b as u32,
-                    };
-                    front.offer((p.0 + q.0, p.1 + q.1), how);
+            let (l, r) = (Staircase::leaves(negative), Staircase::leaves(positive));
+            for (a, &((fp_a, fn_a), how_a)) in l.points.iter().enumerate() {
+                for (b, &((fp_b, fn_b), how_b)) in r.points.iter().enumerate() {
+                    if how_a != how_b {
+                        let how = How::Split {
+                            feature: j,
+                            left_nodes: 0,
+                            left: a as u32,
+                            right: b as u32,
+                        };
+                        front.offer((fp_a + fp_b, fn_a + fn_b), how);
+                    }
                 }
             }
-            // a split with no error dominates every other: nothing better is left to find
-            if front.points[0].0 == (0, 0) {
+            if front.perfect() {
                 break;
             }
         }
-        let weight = self.weight;
-        (front.points.into_iter())
-            .map(|((fp, fn_), how)| Point {
-                fp: f64::from(fp) * weight,
-                fn_: f64::from(fn_) * weight,
-                how,
-            })
-            .collect()
+        front
     }
 }
 
 /// A front of integer points kept non-dominated as points are offered: by increasing false
-/// positives (and decreasing false negatives); of equal points, the first offered.
-#[derive(Default)]
+/// positives (and decreasing false negatives); of equal points, the first offered, as
+/// [`non_dominated`](super::non_dominated) keeps it.
 struct Staircase {
     points: Vec<(Cell, How)>,
 }
 
 impl Staircase {
+    /// The front of the two leaves of a node with counts `(rows, positives)`, in
+    /// [`leaf_front`](super::leaf_front)'s order: predicting negative, then positive; one
+    /// when the node is pure.
+    fn leaves((rows, ones): Cell) -> Self {
+        let negative = ((0, ones), How::Leaf { positive: false });
+        let positive = ((rows - ones, 0), How::Leaf { positive: true });
+        let points = match (rows == ones, ones == 0) {
+            (true, _) => vec![positive],
+            (false, true) => vec![negative],
+            _ => vec![negative, positive],
+        };
+        Self { points }
+    }
+
     /// Adds `(fp, fn)` made by `how` unless a point of the front is as good in both, and
     /// drops the points it is as good as.
     fn offer(&mut self, (fp, fn_): Cell, how: How) {
@@ -198,17 +182,20 @@ impl Staircase {
         let end = at + points[at..].partition_point(|&((_, n), _)| n >= fn_);
         points.splice(at..end, [((fp, fn_), how)]);
     }
-}
 
-/// The (false positives, false negatives) of the leaves of a node with counts `cell`, in
-/// [`leaf_front`]'s order, and how many there are.
-fn leaf_errors(cell: Cell) -> ([(Cell, bool); 2], usize) {
-    let (rows, ones) = cell;
-    let negative = ((0, ones), false);
-    let positive = ((rows - ones, 0), true);
-    match (rows == ones, ones == 0) {
-        (true, _) => ([positive, negative], 1),
-        (false, true) => ([negative, positive], 1),
-        _ => ([negative, positive], 2),
+    /// Whether the front holds a point with no error.
+    fn perfect(&self) -> bool {
+        self.points[0].0 == (0, 0)
+    }
+
+    /// The points in weights of `weight` a row.
+    fn points(self, weight: f64) -> Vec<Point> {
+        (self.points.into_iter())
+            .map(|((fp, fn_), how)| Point {
+                fp: f64::from(fp) * weight,
+                fn_: f64::from(fn_) * weight,
+                how,
+            })
+            .collect()
     }
 }

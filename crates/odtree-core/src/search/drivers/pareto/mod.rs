@@ -103,7 +103,7 @@ impl Driver for ParetoDriver {
 }
 
 /// How a point of a front was made.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 enum How {
     /// A leaf predicting the positive class, or the negative one.
     Leaf { positive: bool },
