@@ -200,6 +200,9 @@ class Solver:
     @property
     def shape(self) -> tuple[int, int, int]:
         """Number of rows, features and classes."""
+    def keep_work(self, on: bool) -> None:
+        """Whether exact searches keep their cache for the next search on this solver; off
+        frees what is kept."""
     @overload
     def solve(
         self,

@@ -12,6 +12,9 @@ use crate::search::drivers::{
 use crate::search::{CacheKind, SearchConfig, SearchOutcome};
 use crate::stats::Weights;
 use crate::tree::Tree;
+use std::any::Any;
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 /// How a solve ended.
@@ -98,6 +101,51 @@ pub struct Solver {
     /// constant column), and whether it is that feature's complement.
     groups: Vec<(Option<u32>, bool)>,
     n_input_features: usize,
+    /// The cache of the last exact search of a known objective, for the next one.
+    kept: Kept,
+}
+
+/// Whether a solver keeps its work, and the cache of its last exact search with the
+/// fingerprint of what its answers depend on (see [`Solver::keep_work`]); shared by a solver's
+/// clones.
+#[derive(Clone, Default)]
+struct Kept(Arc<Mutex<(bool, Option<(u64, Box<dyn Any + Send>)>)>>);
+
+impl std::fmt::Debug for Kept {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let held = self.0.lock().map(|kept| kept.1.is_some()).unwrap_or(false);
+        write!(f, "Kept({})", if held { "a cache" } else { "nothing" })
+    }
+}
+
+/// Where one search finds the cache of the last and leaves its own: the solver's slot, and
+/// the fingerprint of the search's objective, weights and rules.
+#[derive(Clone, Copy)]
+pub(crate) struct Keep<'k> {
+    slot: &'k Kept,
+    fingerprint: u64,
+}
+
+impl Keep<'_> {
+    /// The kept cache, if the last search had this fingerprint and a cache of this type.
+    pub(crate) fn take<T: Any>(&self) -> Option<T> {
+        let mut kept = self.slot.0.lock().ok()?;
+        match kept.1.take() {
+            Some((fingerprint, cache)) if fingerprint == self.fingerprint => {
+                cache.downcast::<T>().ok().map(|cache| *cache)
+            }
+            _ => None,
+        }
+    }
+
+    /// Keeps `cache` for the next search.
+    pub(crate) fn put<T: Any + Send>(&self, cache: T) {
+        if let Ok(mut kept) = self.slot.0.lock() {
+            if kept.0 {
+                kept.1 = Some((self.fingerprint, Box::new(cache)));
+            }
+        }
+    }
 }
 
 impl Solver {
@@ -110,12 +158,26 @@ impl Solver {
             n_input_features: data.n_features(),
             data: data.with_features(&features),
             features,
+            kept: Kept::default(),
         }
     }
 
     /// The dataset the search runs on (distinct features only).
     pub fn data(&self) -> &Dataset {
         &self.data
+    }
+
+    /// Whether the exact searches of misclassification, a cost matrix or squared error keep
+    /// their cache for the next search (off by default; off also frees what is kept). The
+    /// proven subproblems of a search depend only on the data, the objective, the weights and
+    /// the rules of a subproblem (`min_samples_leaf` and the like), not on the depth, the node
+    /// limit, the upper bound or the time: a later search that shares those reuses them, and
+    /// a search that does not starts afresh. Never under a memory limit or monotonicity
+    /// constraints.
+    pub fn keep_work(&self, on: bool) {
+        if let Ok(mut kept) = self.kept.0.lock() {
+            *kept = (on, None);
+        }
     }
 
     /// Number of features of the input, before copies and constants were dropped.
@@ -131,8 +193,44 @@ impl Solver {
         weights: Option<&[f64]>,
         budget: Budget,
     ) -> Result<Solution> {
-        self.solve_objective(config, weights, budget, |data, weights| {
-            Ok(Misclassification::for_data(data, weights))
+        let keep = self.keep(config, weights, "misclassification", &[]);
+        let driver = ExactDriver::new(
+            |data: &Dataset, weights: &Weights| Ok(Misclassification::for_data(data, weights)),
+            keep,
+        );
+        self.run(driver, config, weights, budget).map(only)
+    }
+
+    /// Where a search of the objective named `objective` with these `numbers` (its targets or
+    /// costs) finds the last search's cache and leaves its own (see
+    /// [`keep_work`](Self::keep_work)); `None` when the solver keeps nothing, under a memory
+    /// limit or monotonicity constraints.
+    pub(crate) fn keep(
+        &self,
+        config: &SearchConfig,
+        weights: Option<&[f64]>,
+        objective: &str,
+        numbers: &[f64],
+    ) -> Option<Keep<'_>> {
+        let keeping = self.kept.0.lock().is_ok_and(|kept| kept.0);
+        if !keeping || config.memory.is_bounded() || config.is_monotonic() {
+            return None;
+        }
+        let rules = SearchConfig {
+            max_depth: 0,
+            max_nodes: None,
+            upper_bound: f64::INFINITY,
+            incumbent: false,
+            anytime: false,
+            ..config.clone()
+        };
+        let mut hasher = DefaultHasher::new();
+        (objective, format!("{rules:?}")).hash(&mut hasher);
+        numbers.iter().for_each(|x| x.to_bits().hash(&mut hasher));
+        weights.map(|w| w.iter().for_each(|x| x.to_bits().hash(&mut hasher)));
+        Some(Keep {
+            slot: &self.kept,
+            fingerprint: hasher.finish(),
         })
     }
 
@@ -158,7 +256,21 @@ impl Solver {
         budget: Budget,
         make: impl FnOnce(&Dataset, &Weights) -> Result<O>,
     ) -> Result<Solution> {
-        self.run(ExactDriver::new(make), config, weights, budget)
+        self.run(ExactDriver::new(make, None), config, weights, budget)
+            .map(only)
+    }
+
+    /// [`solve_objective`](Self::solve_objective) keeping the cache between searches
+    /// through `keep` (see [`keep`](Self::keep)).
+    pub(crate) fn solve_kept<O: Objective>(
+        &self,
+        config: &SearchConfig,
+        weights: Option<&[f64]>,
+        budget: Budget,
+        keep: Option<Keep<'_>>,
+        make: impl FnOnce(&Dataset, &Weights) -> Result<O>,
+    ) -> Result<Solution> {
+        self.run(ExactDriver::new(make, keep), config, weights, budget)
             .map(only)
     }
 

@@ -136,10 +136,14 @@ impl Solver {
         let one = match task {
             Task::Misclassification => self.solve(config, weights, budget),
             Task::CostMatrix(costs) => {
-                self.solve_objective(config, weights, budget, |_, _| CostMatrix::new(costs, k))
+                let keep = self.keep(config, weights, "cost matrix", &costs);
+                self.solve_kept(config, weights, budget, keep, |_, _| {
+                    CostMatrix::new(costs, k)
+                })
             }
             Task::SquaredError(targets) => {
-                self.solve_objective(config, weights, budget, |_, weights| {
+                let keep = self.keep(config, weights, "squared error", &targets);
+                self.solve_kept(config, weights, budget, keep, |_, weights| {
                     SquaredError::new(&targets, weights)
                 })
             }

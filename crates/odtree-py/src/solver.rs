@@ -65,6 +65,12 @@ impl PySolver {
         })
     }
 
+    /// Whether exact searches keep their cache for the next search on this solver
+    /// (`odtree_core::Solver::keep_work`); off frees what is kept.
+    fn keep_work(&self, on: bool) {
+        self.solver.keep_work(on);
+    }
+
     /// Solves for the optimal tree under `config`; returns a dict of results (its keys are
     /// `SolveResult` in `odtree/_core.pyi`), or a list of them, one per quantile, for
     /// `"quantiles"`.

@@ -123,6 +123,15 @@ class Solver:
     change the optimum). Each :meth:`solve` takes new sample weights, limits or an objective
     without building the bitsets again.
 
+    The solver keeps its work: the subproblems an exact search of misclassification, a cost
+    matrix or squared error proved answer the next such search with the same objective,
+    weights and per-node rules (``min_samples_leaf``, ``ccp_alpha``, the search switches),
+    whatever its depth, leaf budget, upper bound or time limit. So a search with more depth
+    or leaves, or one resumed after its time limit, does only the new work; ``cache_kept_entries``
+    in :attr:`Solution.cache` counts what it found. :meth:`keep_work` turns this off (and
+    frees the memory held). Nothing is kept under a ``memory_limit`` or monotonicity
+    constraints.
+
     Parameters
     ----------
     X_binary : array-like of shape (n_samples, n_features)
@@ -160,6 +169,13 @@ class Solver:
                 raise ValueError(f"y has shape {y.shape}; X_binary has {len(X)} rows")
             self.classes_, codes = np.unique(y, return_inverse=True)
         self._build(X, codes, len(self.classes_))
+        self.keep_work(True)
+
+    def keep_work(self, on: bool = True) -> None:
+        """Whether each exact search keeps its proven subproblems for the next (see the
+        class description); ``False`` frees what is kept. A solver an estimator builds for
+        itself keeps nothing unless asked."""
+        self._core.keep_work(bool(on))
 
     @classmethod
     def _from_codes(cls, X_binary: np.ndarray, codes: np.ndarray, n_classes: int) -> Solver:

@@ -159,9 +159,9 @@ impl<T: Copy> FlatKeys<T> {
 }
 
 /// How a hash index reads its key off the search node.
-pub trait HashKey: Clone + Debug + Default {
+pub trait HashKey: Clone + Debug + Default + Send + 'static {
     /// One unit of a stored key.
-    type Item: Copy + Debug;
+    type Item: Copy + Debug + Send;
     /// Whether the key is the rows (else the path).
     const BY_ROWS: bool;
     /// The key's hash.

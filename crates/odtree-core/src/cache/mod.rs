@@ -68,8 +68,9 @@ pub struct Key<'a> {
     pub cover: &'a Cover,
 }
 
-/// Maps keys to subproblem ids `0..slots()`; ids freed by `remove` are reused.
-pub trait KeyIndex: Default {
+/// Maps keys to subproblem ids `0..slots()`; ids freed by `remove` are reused. (Sent with
+/// the cache a solver keeps between searches.)
+pub trait KeyIndex: Default + Send + 'static {
     /// Whether the key is the rows (else the path).
     const BY_ROWS: bool;
     /// Whether ids form a tree ([`KeyIndex::parent`]): a key can only be removed after its

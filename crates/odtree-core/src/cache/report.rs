@@ -31,12 +31,15 @@ pub struct CacheReport {
     pub created: usize,
     /// Wiped subtrees of the best tree solved again after the search (spec §6.9).
     pub repaired: usize,
+    /// Keys held at the start: kept from the last search of a [`Solver`](crate::Solver) on
+    /// the same objective, weights and rules.
+    pub kept: usize,
 }
 
 impl CacheReport {
     /// The name of each figure in the bindings, in the order of [`CacheReport::fields`]: the
     /// one list of them.
-    pub const FIGURES: [&'static str; 7] = [
+    pub const FIGURES: [&'static str; 8] = [
         "cache_entries",
         "cache_bytes",
         "cache_peak_entries",
@@ -44,10 +47,11 @@ impl CacheReport {
         "n_wipes",
         "cache_created_entries",
         "repaired",
+        "cache_kept_entries",
     ];
 
     /// Each figure with its name in the bindings.
-    pub fn fields(&self) -> [(&'static str, usize); 7] {
+    pub fn fields(&self) -> [(&'static str, usize); 8] {
         let values = [
             self.entries,
             self.bytes,
@@ -56,6 +60,7 @@ impl CacheReport {
             self.wipes,
             self.created,
             self.repaired,
+            self.kept,
         ];
         std::array::from_fn(|i| (Self::FIGURES[i], values[i]))
     }

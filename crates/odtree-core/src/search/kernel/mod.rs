@@ -79,6 +79,8 @@ pub(crate) struct Kernel<'a, I: KeyIndex, O: Objective, C: Cost> {
     /// Whether candidates are ordered by information gain (else by column).
     pub(crate) gain_order: bool,
     pub(crate) cache: Cache<I, C>,
+    /// Keys the cache held, and had created, when it was adopted from an earlier search.
+    kept: (usize, usize),
     pub(crate) cover: Cover,
     /// The current path, sorted: the cache key of the current node.
     pub(crate) path: Vec<Item>,
@@ -147,6 +149,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
             statistics,
             gain_order: capabilities.gain_order,
             cache: Cache::new(config.memory.is_bounded().then_some(config.memory.strategy)),
+            kept: (0, 0),
             cover,
             path: Vec::new(),
             trail: Vec::new(),
@@ -175,9 +178,17 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
             peak_entries: stats.peak_keys,
             peak_bytes: stats.peak_bytes,
             wipes: stats.wipes,
-            created: stats.created,
+            created: stats.created - self.kept.1,
             repaired,
+            kept: self.kept.0,
         }
+    }
+
+    /// Takes over `cache`, kept from an earlier search with the same objective, weights and
+    /// rules: its proven subproblems answer this search.
+    pub(crate) fn adopt(&mut self, cache: Cache<I, C>) {
+        self.kept = (cache.len(), cache.stats().created);
+        self.cache = cache;
     }
 
     /// `a < b`, beyond rounding noise.

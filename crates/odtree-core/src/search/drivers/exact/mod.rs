@@ -22,13 +22,14 @@ mod root_bound;
 
 use super::{check_costs, proven_bound, Driver, Inputs, SearchOutcome};
 use crate::budget::Budget;
-use crate::cache::{Handle, KeyIndex};
+use crate::cache::{Cache, Handle, KeyIndex};
 use crate::data::{item, Dataset};
 use crate::error::Result;
 use crate::objective::{Objective, Penalised};
 use crate::search::kernel::{Child, Kernel, Level, Outcome};
 use crate::search::memory::{self as bounding, REPAIR_ROUNDS};
 use crate::search::{ChildOrder, SearchConfig};
+use crate::solver::Keep;
 use crate::stats::Weights;
 use crate::subproblem::{Cost, Decision, Lexicographic, Limits};
 use crate::tree::TreeBuilder;
@@ -57,22 +58,26 @@ struct Frame {
 /// The exact driver for the objective `make` builds from the data and the weights, plus the
 /// leaf penalty: the [`Engine`] over costs in the lexicographic order when
 /// [`SearchConfig::lexicographic`] asks for it, else over plain costs.
-pub(crate) struct ExactDriver<O, F> {
+pub(crate) struct ExactDriver<'k, O, F> {
     make: Option<F>,
     objective: PhantomData<O>,
+    /// Where the solver keeps the cache between searches, if it does for this objective.
+    keep: Option<Keep<'k>>,
 }
 
-impl<O, F> ExactDriver<O, F> {
-    /// The driver for the objective `make` builds.
-    pub fn new(make: F) -> Self {
+impl<'k, O, F> ExactDriver<'k, O, F> {
+    /// The driver for the objective `make` builds; `keep`: where to find the cache of the
+    /// last search and leave this one's.
+    pub fn new(make: F, keep: Option<Keep<'k>>) -> Self {
         Self {
             make: Some(make),
             objective: PhantomData,
+            keep,
         }
     }
 }
 
-impl<O, F> Driver for ExactDriver<O, F>
+impl<O, F> Driver for ExactDriver<'_, O, F>
 where
     O: Objective,
     F: FnOnce(&Dataset, &Weights) -> Result<O>,
@@ -108,11 +113,35 @@ where
             budget,
         } = inputs;
         let outcome = if config.lexicographic {
-            Engine::<I, _, Lexicographic>::new(data, weights, objective, config, budget).run()
+            self.run::<I, Lexicographic>(objective, data, weights, config, budget)
         } else {
-            Engine::<I, _, f64>::new(data, weights, objective, config, budget).run()
+            self.run::<I, f64>(objective, data, weights, config, budget)
         };
         vec![outcome]
+    }
+}
+
+impl<O: Objective, F> ExactDriver<'_, O, F> {
+    /// One search, on the cache kept from the last one when the solver keeps it (never under
+    /// a memory limit, which counts only what a search makes).
+    fn run<I: KeyIndex, C: Cost>(
+        &self,
+        objective: &Penalised<O>,
+        data: &Dataset,
+        weights: &Weights,
+        config: &SearchConfig,
+        budget: Budget,
+    ) -> SearchOutcome {
+        let mut engine = Engine::<I, _, C>::new(data, weights, objective, config, budget);
+        let keep = self.keep.filter(|_| !config.memory.is_bounded());
+        if let Some(cache) = keep.and_then(|keep| keep.take::<Cache<I, C>>()) {
+            engine.adopt(cache);
+        }
+        let outcome = engine.run();
+        if let Some(keep) = keep {
+            keep.put(engine.kernel.cache);
+        }
+        outcome
     }
 }
 
@@ -168,7 +197,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
     }
 
     /// Runs the search from the root and extracts the best tree.
-    pub fn run(mut self) -> SearchOutcome {
+    pub fn run(&mut self) -> SearchOutcome {
         let mut stats = vec![0.0; self.statistics.len()];
         let rows = self.statistics.count(&self.cover, None, &mut stats);
         // rounding noise grows with the numbers costs are made of; relative to them, so that
@@ -202,7 +231,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
         let infeasible = !found && incumbent.is_none();
         if found && self.config.memory.is_bounded() {
             for _ in 0..REPAIR_ROUNDS {
-                let repaired = bounding::repair(&mut self, limits, &stats);
+                let repaired = bounding::repair(self, limits, &stats);
                 self.repaired += repaired;
                 if self.budget.stopped().is_some() || repaired == 0 {
                     break;
@@ -243,7 +272,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
             infeasible,
             cache: self.cache_report(self.repaired),
             stopped: self.budget.stopped(),
-            progress: self.progress,
+            progress: std::mem::take(&mut self.progress),
             front: Vec::new(),
         }
     }
