@@ -109,7 +109,10 @@ pub struct Solver {
 /// fingerprint of what its answers depend on (see [`Solver::keep_work`]); shared by a solver's
 /// clones.
 #[derive(Clone, Default)]
-struct Kept(Arc<Mutex<(bool, Option<(u64, Box<dyn Any + Send>)>)>>);
+struct Kept(Arc<Mutex<(bool, Option<KeptCache>)>>);
+
+/// A kept cache (of the type its search used) and its fingerprint.
+type KeptCache = (u64, Box<dyn Any + Send>);
 
 impl std::fmt::Debug for Kept {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -227,7 +230,9 @@ impl Solver {
         let mut hasher = DefaultHasher::new();
         (objective, format!("{rules:?}")).hash(&mut hasher);
         numbers.iter().for_each(|x| x.to_bits().hash(&mut hasher));
-        weights.map(|w| w.iter().for_each(|x| x.to_bits().hash(&mut hasher)));
+        if let Some(weights) = weights {
+            weights.iter().for_each(|x| x.to_bits().hash(&mut hasher));
+        }
         Some(Keep {
             slot: &self.kept,
             fingerprint: hasher.finish(),
