@@ -105,19 +105,23 @@ pub struct Solver {
     kept: Kept,
 }
 
-/// Whether a solver keeps its work, and the cache of its last exact search with the
-/// fingerprint of what its answers depend on (see [`Solver::keep_work`]); shared by a solver's
-/// clones.
+/// Whether a solver keeps its work, and the caches of its last exact searches of different
+/// fingerprints (what their answers depend on, see [`Solver::keep_work`]), the latest last;
+/// shared by a solver's clones.
 #[derive(Clone, Default)]
-struct Kept(Arc<Mutex<(bool, Option<KeptCache>)>>);
+struct Kept(Arc<Mutex<(bool, Vec<KeptCache>)>>);
+
+/// Caches a solver keeps at most: a search under a node limit and one without (which may
+/// choose another of several optimal trees) each keep theirs.
+const KEPT_CACHES: usize = 2;
 
 /// A kept cache (of the type its search used) and its fingerprint.
 type KeptCache = (u64, Box<dyn Any + Send>);
 
 impl std::fmt::Debug for Kept {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let held = self.0.lock().map(|kept| kept.1.is_some()).unwrap_or(false);
-        write!(f, "Kept({})", if held { "a cache" } else { "nothing" })
+        let held = self.0.lock().map(|kept| kept.1.len()).unwrap_or(0);
+        write!(f, "Kept({held} caches)")
     }
 }
 
@@ -130,22 +134,22 @@ pub(crate) struct Keep<'k> {
 }
 
 impl Keep<'_> {
-    /// The kept cache, if the last search had this fingerprint and a cache of this type.
+    /// The kept cache of this fingerprint, if there is one of this type.
     pub(crate) fn take<T: Any>(&self) -> Option<T> {
         let mut kept = self.slot.0.lock().ok()?;
-        match kept.1.take() {
-            Some((fingerprint, cache)) if fingerprint == self.fingerprint => {
-                cache.downcast::<T>().ok().map(|cache| *cache)
-            }
-            _ => None,
-        }
+        let at = kept.1.iter().position(|(f, _)| *f == self.fingerprint)?;
+        let (_, cache) = kept.1.remove(at);
+        cache.downcast::<T>().ok().map(|cache| *cache)
     }
 
     /// Keeps `cache` for the next search.
     pub(crate) fn put<T: Any + Send>(&self, cache: T) {
         if let Ok(mut kept) = self.slot.0.lock() {
             if kept.0 {
-                kept.1 = Some((self.fingerprint, Box::new(cache)));
+                if kept.1.len() >= KEPT_CACHES {
+                    kept.1.remove(0);
+                }
+                kept.1.push((self.fingerprint, Box::new(cache)));
             }
         }
     }
@@ -175,11 +179,12 @@ impl Solver {
     /// proven subproblems of a search depend only on the data, the objective, the weights and
     /// the rules of a subproblem (`min_samples_leaf` and the like), not on the depth, the node
     /// limit, the upper bound or the time: a later search that shares those reuses them, and
-    /// a search that does not starts afresh. Never under a memory limit or monotonicity
-    /// constraints.
+    /// returns the tree a fresh search returns (searches under a node limit share with those
+    /// of the same depth only, and keep a cache apart from those without one); a search that
+    /// does not starts afresh. Never under a memory limit or monotonicity constraints.
     pub fn keep_work(&self, on: bool) {
         if let Ok(mut kept) = self.kept.0.lock() {
-            *kept = (on, None);
+            *kept = (on, Vec::new());
         }
     }
 
@@ -219,9 +224,16 @@ impl Solver {
         if !keeping || config.memory.is_bounded() || config.is_monotonic() {
             return None;
         }
+        // a node limit changes which of several optimal trees a subproblem keeps, and under
+        // one a subproblem met at another depth may keep another (as large a tree as its
+        // budget allows): such searches share their work with those of their depth only
         let rules = SearchConfig {
-            max_depth: 0,
-            max_nodes: None,
+            max_depth: if config.max_nodes.is_some() {
+                config.max_depth
+            } else {
+                0
+            },
+            max_nodes: config.max_nodes.map(|_| 0),
             upper_bound: f64::INFINITY,
             incumbent: false,
             anytime: false,

@@ -126,11 +126,13 @@ class Solver:
     The solver keeps its work: the subproblems an exact search of misclassification, a cost
     matrix or squared error proved answer the next such search with the same objective,
     weights and per-node rules (``min_samples_leaf``, ``ccp_alpha``, the search switches),
-    whatever its depth, leaf budget, upper bound or time limit. So a search with more depth
-    or leaves, or one resumed after its time limit, does only the new work; ``cache_kept_entries``
-    in :attr:`Solution.cache` counts what it found. :meth:`keep_work` turns this off (and
-    frees the memory held). Nothing is kept under a ``memory_limit`` or monotonicity
-    constraints.
+    whatever its upper bound or time limit, and its depth too unless it has a leaf budget
+    (searches with leaf budgets share their work with those of the same depth, and searches
+    without one with each other). So a search with more depth or leaves, or one resumed after
+    its time limit, does only the new work, and returns the tree a fresh search returns;
+    ``cache_kept_entries`` in :attr:`Solution.cache` counts what it found. :meth:`keep_work`
+    turns this off (and frees the memory held). Nothing is kept under a ``memory_limit`` or
+    monotonicity constraints.
 
     Parameters
     ----------

@@ -184,6 +184,11 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
         }
     }
 
+    /// Whether the cache was kept from an earlier search.
+    pub(crate) fn adopted(&self) -> bool {
+        self.kept.0 > 0
+    }
+
     /// Takes over `cache`, kept from an earlier search with the same objective, weights and
     /// rules: its proven subproblems answer this search.
     pub(crate) fn adopt(&mut self, cache: Cache<I, C>) {

@@ -110,6 +110,7 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
         let ahead = Limits::normalised(depth.min(horizon), u32::MAX);
         if self.budget.check().is_none() {
             self.solve(ahead, C::INFINITY, stats, rows);
+            self.root_ahead |= self.path.is_empty() && ahead == self.root_limits;
         }
         let root = self
             .cache

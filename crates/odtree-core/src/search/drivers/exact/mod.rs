@@ -156,6 +156,8 @@ pub(crate) struct Engine<'a, I: KeyIndex, O: Objective, C: Cost> {
     loop_ranks: Vec<Vec<u32>>,
     /// The root's limits.
     root_limits: Limits,
+    /// Whether the first trees solved the root within its limits.
+    root_ahead: bool,
     /// Wiped subtrees of the best tree solved again after the search.
     repaired: usize,
     /// Each better tree found: see [`SearchOutcome::progress`].
@@ -190,6 +192,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
             frames: Vec::new(),
             loop_ranks: Vec::new(),
             root_limits: Limits::normalised(0, 0),
+            root_ahead: false,
             repaired: 0,
             progress: Vec::new(),
             started: Instant::now(),

@@ -12,9 +12,14 @@ use crate::subproblem::Limits;
 impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
     /// What is proven of the root (the current node, with statistics `stats`) within `limits`
     /// before the exact search: its stored bound, or the least its leaf or a split can cost.
+    /// On a cache kept from an earlier search, the stored bound counts only if this search's
+    /// first trees solved the root within `limits` too (as a fresh search's would have
+    /// stored it), so that the search settles, or not, as a fresh one does and returns its
+    /// tree (a root an earlier search proved is then read from the cache).
     pub(super) fn root_floor(&self, limits: Limits, stats: &[f64]) -> C {
         let leaf = C::leaf(self.objective.leaf_cost(stats));
         let stored = (self.cache.find(self.key()))
+            .filter(|_| !self.adopted() || self.root_ahead)
             .map_or(C::ZERO, |id| self.cache.known(id, limits).lower_bound);
         stored.max(self.node_floor(leaf))
     }
