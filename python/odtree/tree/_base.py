@@ -475,6 +475,8 @@ class OptimalTreeBase(FittedTree, BaseEstimator):
         kept = getattr(self, "_solver", None)
         if kept is None or not kept.built_from(X, codes, n_classes):
             kept = _KeptSolver(Solver._from_codes(X, codes, n_classes), X, codes, n_classes)
+            # refits on this solver (FoldRefitter's) share their proven subproblems
+            kept.solver.keep_work(getattr(self, "_keep_work", False))
         self._solver = kept
         return kept.solver
 

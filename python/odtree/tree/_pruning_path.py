@@ -20,6 +20,10 @@ from ..exceptions import NotOptimalWarning
 from ._refit import FoldRefitter
 
 
+#: The most leaves for which the path's first search runs under a leaf budget of them all.
+_SHARED_LEAVES = 32
+
+
 def cost_complexity_path(estimator, X, y, sample_weight=None) -> Bunch:
     """The breakpoints of ``ccp_alpha`` for optimal trees of ``estimator``'s settings; see
     :meth:`OptimalTreeClassifier.cost_complexity_pruning_path`."""
@@ -36,15 +40,19 @@ def cost_complexity_path(estimator, X, y, sample_weight=None) -> Bunch:
     if template.thresholds == "auto":
         # every leaf budget on the same features: the grid (see odtree._search.exact.budget_binds)
         template.set_params(thresholds="quantile")
-    # the least error within the limits
-    fold = FoldRefitter(template, X, y, sample_weight, deadline=deadline)
+    most_leaves = np.inf if estimator.max_depth is None else 2**estimator.max_depth
+    if estimator.max_leaf_nodes is not None:
+        most_leaves = min(most_leaves, estimator.max_leaf_nodes)
+    # the least error within the limits; found under the leaf budget of all the leaves the
+    # limits allow while that search costs no more than one without (up to 32 leaves), so
+    # that the budgets below find its subproblems kept (MurTree's best tree for every number
+    # of nodes, from one search)
+    first = {"max_leaf_nodes": int(most_leaves)} if most_leaves <= _SHARED_LEAVES else {}
+    fold = FoldRefitter(template, X, y, sample_weight, deadline=deadline, **first)
     total = float(fold.weight.sum())
     least = fold.estimator.objective_
     least_leaves = fold.estimator.get_n_leaves()
     optimal = fold.estimator.optimal_
-    most_leaves = np.inf if estimator.max_depth is None else 2**estimator.max_depth
-    if estimator.max_leaf_nodes is not None:
-        most_leaves = min(most_leaves, estimator.max_leaf_nodes)
     tolerance = 1e-9 * total  # relative: the path does not change with the weights' scale
     errors = []  # e(k) for k = 1, 2, ... until it reaches the least error
     while len(errors) < most_leaves:

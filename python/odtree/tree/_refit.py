@@ -28,11 +28,10 @@ class FoldRefitter:
         self.own_limit = template.time_limit
         self.estimator = clone(template).set_params(
             **params, time_limit=self.deadline.within(self.own_limit))
+        # the fit and the refits share one kept solver, each search keeping its proven
+        # subproblems for the next
+        self.estimator._keep_work = True
         self.estimator.fit(X, y, sample_weight=sample_weight)
-        # the refits share one kept solver: each keeps its proven subproblems for the next
-        kept = getattr(self.estimator, "_solver", None)
-        if kept is not None:
-            kept.solver.keep_work(True)
         # a criterion that is no sum over leaves (F1, balanced accuracy) is finished by fit
         # itself, and the exact search over every threshold runs on the raw columns, not on
         # the kept solver's grid: such estimators are refitted whole (with "auto", wherever
