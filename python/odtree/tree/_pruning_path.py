@@ -19,7 +19,6 @@ from .._utils.warn import warn
 from ..exceptions import NotOptimalWarning
 from ._refit import FoldRefitter
 
-
 #: The most leaves for which the path's first search runs under a leaf budget of them all.
 _SHARED_LEAVES = 32
 
