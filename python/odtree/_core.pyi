@@ -85,6 +85,8 @@ class SolveResult(TypedDict):
     n_wipes: int
     cache_created_entries: int
     repaired: int
+    #: Keys found kept from the solver's last search (see ``Solver.keep_work``).
+    cache_kept_entries: int
     seconds: float
     #: (seconds, objective, proven lower bound) of each better tree, then the end.
     progress: _Floats
