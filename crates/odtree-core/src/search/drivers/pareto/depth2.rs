@@ -180,7 +180,12 @@ impl Staircase {
             }
         }
         let end = at + points[at..].partition_point(|&((_, n), _)| n >= fn_);
-        points.splice(at..end, [((fp, fn_), how)]);
+        if end == at {
+            points.insert(at, ((fp, fn_), how));
+        } else {
+            points[at] = ((fp, fn_), how);
+            points.drain(at + 1..end);
+        }
     }
 
     /// Whether the front holds a point with no error.
