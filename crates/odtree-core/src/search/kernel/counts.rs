@@ -30,14 +30,14 @@ pub(crate) struct PairCounts {
 
 /// The features of every row that are 1 (in increasing order), for incremental updates.
 #[derive(Debug, Default)]
-pub(super) struct RowFeatures {
+struct RowFeatures {
     features: Vec<u32>,
     starts: Vec<u32>,
 }
 
 impl RowFeatures {
     /// The lists of `data`, filled feature by feature from the columns' bits.
-    pub(super) fn new(data: &Dataset) -> Self {
+    fn new(data: &Dataset) -> Self {
         let n_rows = data.n_rows();
         let column = |f: u32| data.item_mask(item(f, true));
         let mut starts = vec![0u32; n_rows + 1];
@@ -66,18 +66,40 @@ impl RowFeatures {
     }
 
     /// The features that are 1 in `row`.
-    pub(super) fn of(&self, row: usize) -> &[u32] {
+    fn of(&self, row: usize) -> &[u32] {
         &self.features[self.starts[row] as usize..self.starts[row + 1] as usize]
     }
 }
 
 /// The average number of features that are 1 in a row of `data`.
-pub(super) fn features_per_row(data: &Dataset) -> f64 {
+fn features_per_row(data: &Dataset) -> f64 {
     let ones: u64 = (0..data.n_features() as u32)
         .flat_map(|f| data.item_mask(item(f, true)))
         .map(|w| w.count_ones() as u64)
         .sum();
     ones as f64 / data.n_rows().max(1) as f64
+}
+
+/// Writes the rows of `cover` into `dense` (one word per 64 rows), and returns which of two
+/// sets of rows (`None`: a set that cannot be moved) is nearer to them, and by how many rows
+/// each differs (infinitely many for `None`).
+pub(super) fn nearer(
+    cover: &Cover,
+    dense: &mut [u64],
+    sets: [Option<&[u64]>; 2],
+) -> (usize, [f64; 2]) {
+    dense.fill(0);
+    for (w, word) in cover.pairs() {
+        dense[w as usize] = word;
+    }
+    let differences = sets.map(|rows| {
+        rows.map_or(f64::INFINITY, |rows| {
+            (rows.iter().zip(&*dense))
+                .map(|(a, b)| (a ^ b).count_ones() as f64)
+                .sum::<f64>()
+        })
+    });
+    (usize::from(differences[1] < differences[0]), differences)
 }
 
 /// Two pair-count sets and what moving them costs.
@@ -126,21 +148,11 @@ impl Counters {
         cover: &Cover,
         budget: &mut Budget,
     ) -> Option<&PairCounts> {
-        self.dense.fill(0);
-        for (w, word) in cover.pairs() {
-            self.dense[w as usize] = word;
-        }
-        let differences = self.sets.each_ref().map(|set| {
-            if !set.valid {
-                return f64::INFINITY;
-            }
-            set.rows
-                .iter()
-                .zip(&self.dense)
-                .map(|(a, b)| (a ^ b).count_ones() as f64)
-                .sum::<f64>()
-        });
-        let nearer = usize::from(differences[1] < differences[0]);
+        let sets = self
+            .sets
+            .each_ref()
+            .map(|set| set.valid.then_some(&set.rows[..]));
+        let (nearer, differences) = nearer(cover, &mut self.dense, sets);
         let n = self.n_features as f64;
         let recount = n * (n + 1.0) / 2.0 * cover.word_indices().len() as f64;
         let update = differences[nearer] * self.update_cost;

@@ -15,6 +15,7 @@
 //! rows afresh, or by adding and subtracting the rows that differ. Sibling subproblems of
 //! thresholds of one column differ by a few rows, so most moves are short.
 
+use super::counts::nearer;
 use crate::bitset::bits_of;
 use crate::budget::Budget;
 use crate::cover::Cover;
@@ -242,21 +243,9 @@ impl SumCounters {
         contribution: impl Fn(usize, &mut [f64]),
         budget: &mut Budget,
     ) -> Option<PairSums<'_>> {
-        self.dense.fill(0);
-        for (w, word) in cover.pairs() {
-            self.dense[w as usize] = word;
-        }
-        let differences = self.sets.each_ref().map(|set| {
-            if !set.valid || set.moves >= MOVES_BEFORE_RESUM {
-                return f64::INFINITY;
-            }
-            set.rows
-                .iter()
-                .zip(&self.dense)
-                .map(|(a, b)| (a ^ b).count_ones() as f64)
-                .sum::<f64>()
-        });
-        let nearer = usize::from(differences[1] < differences[0]);
+        let sets = (self.sets.each_ref())
+            .map(|set| (set.valid && set.moves < MOVES_BEFORE_RESUM).then_some(&set.rows[..]));
+        let (nearer, differences) = nearer(cover, &mut self.dense, sets);
         // a row costs about per_row² / 2 pair updates either way; summing afresh also clears
         // the table
         let per_row = self.chains.per_row();
