@@ -121,9 +121,9 @@ impl Rules<'_> {
             if !(self.holds(positive) && self.holds(negative)) {
                 continue;
             }
-            let (l, r) = (Staircase::leaves(negative), Staircase::leaves(positive));
-            for (a, &((fp_a, fn_a), how_a)) in l.points.iter().enumerate() {
-                for (b, &((fp_b, fn_b), how_b)) in r.points.iter().enumerate() {
+            let ((l, n_l), (r, n_r)) = (leaves(negative), leaves(positive));
+            for (a, &((fp_a, fn_a), how_a)) in l[..n_l].iter().enumerate() {
+                for (b, &((fp_b, fn_b), how_b)) in r[..n_r].iter().enumerate() {
                     if how_a != how_b {
                         let how = How::Split {
                             feature: j,
@@ -143,6 +143,19 @@ impl Rules<'_> {
     }
 }
 
+/// The points of the two leaves of a node with counts `(rows, positives)`, in
+/// [`leaf_front`](super::leaf_front)'s order: predicting negative, then positive; one when
+/// the node is pure (the first of the two returned).
+fn leaves((rows, ones): Cell) -> ([(Cell, How); 2], usize) {
+    let negative = ((0, ones), How::Leaf { positive: false });
+    let positive = ((rows - ones, 0), How::Leaf { positive: true });
+    match (rows == ones, ones == 0) {
+        (true, _) => ([positive, negative], 1),
+        (false, true) => ([negative, positive], 1),
+        _ => ([negative, positive], 2),
+    }
+}
+
 /// A front of integer points kept non-dominated as points are offered: by increasing false
 /// positives (and decreasing false negatives); of equal points, the first offered, as
 /// [`non_dominated`](super::non_dominated) keeps it.
@@ -151,18 +164,12 @@ struct Staircase {
 }
 
 impl Staircase {
-    /// The front of the two leaves of a node with counts `(rows, positives)`, in
-    /// [`leaf_front`](super::leaf_front)'s order: predicting negative, then positive; one
-    /// when the node is pure.
-    fn leaves((rows, ones): Cell) -> Self {
-        let negative = ((0, ones), How::Leaf { positive: false });
-        let positive = ((rows - ones, 0), How::Leaf { positive: true });
-        let points = match (rows == ones, ones == 0) {
-            (true, _) => vec![positive],
-            (false, true) => vec![negative],
-            _ => vec![negative, positive],
-        };
-        Self { points }
+    /// The front of the two leaves of a node with counts `cell` (see [`leaves`]).
+    fn leaves(cell: Cell) -> Self {
+        let (points, n) = leaves(cell);
+        Self {
+            points: points[..n].to_vec(),
+        }
     }
 
     /// Adds `(fp, fn)` made by `how` unless a point of the front is as good in both, and
