@@ -37,6 +37,7 @@ impl Pareto<'_> {
         };
         let node = (rows as i32, (totals[1] / weight).round() as i32);
         let mut front = Staircase::leaves(node);
+        let mut buckets = Vec::new();
         let shared = nodes - 1;
         let (low, high) = (shared.saturating_sub(1), shared.min(1));
         for i in 0..rules.n as u32 {
@@ -57,7 +58,7 @@ impl Pareto<'_> {
                     if child_nodes == 0 {
                         Staircase::leaves(cell)
                     } else {
-                        rules.child_front(i, side, cell)
+                        rules.child_front(i, side, cell, &mut buckets)
                     }
                 });
                 for (a, &(p, _)) in l.points.iter().enumerate() {
@@ -103,11 +104,29 @@ impl Rules<'_> {
 
     /// The front of depth 1 of the child where root feature `i` is `side`, whose counts are
     /// `child`: its leaves, and every valid split's leaves predicting different classes
-    /// (those predicting one class are its own leaves' points), feature by feature.
-    fn child_front(&self, i: u32, side: bool, child: Cell) -> Staircase {
+    /// (those predicting one class are its own leaves' points), feature by feature. Where
+    /// the child has few negative rows for its splits, each number of false positives keeps
+    /// its fewest false negatives in `buckets` (the first point offered on a tie), and one
+    /// pass over them makes the staircase; else the points are offered to one.
+    fn child_front(
+        &self,
+        i: u32,
+        side: bool,
+        child: Cell,
+        buckets: &mut Vec<(i32, How)>,
+    ) -> Staircase {
         let mut front = Staircase::leaves(child);
         if front.points.len() == 1 || child.0 < 2 * self.min_rows || child.0 < self.min_split {
             return front;
+        }
+        let negatives = (child.0 - child.1) as usize;
+        let bucketed = negatives < 4 * (2 * self.n + 2);
+        if bucketed {
+            buckets.clear();
+            buckets.resize(negatives + 1, (i32::MAX, How::Leaf { positive: false }));
+            for &((fp, fn_), how) in &front.points {
+                buckets[fp as usize] = (fn_, how);
+            }
         }
         for j in 0..self.n as u32 {
             // the child's rows where j is 1, and where it is 0
@@ -131,12 +150,32 @@ impl Rules<'_> {
                             left: a as u32,
                             right: b as u32,
                         };
-                        front.offer((fp_a + fp_b, fn_a + fn_b), how);
+                        let (fp, fn_) = (fp_a + fp_b, fn_a + fn_b);
+                        if !bucketed {
+                            front.offer((fp, fn_), how);
+                        } else if fn_ < buckets[fp as usize].0 {
+                            buckets[fp as usize] = (fn_, how);
+                        }
                     }
                 }
             }
-            if front.perfect() {
+            let perfect = if bucketed {
+                buckets[0].0 == 0
+            } else {
+                front.perfect()
+            };
+            if perfect {
                 break;
+            }
+        }
+        if bucketed {
+            front.points.clear();
+            let mut least = i32::MAX;
+            for (fp, &(fn_, how)) in buckets.iter().enumerate() {
+                if fn_ < least {
+                    least = fn_;
+                    front.points.push(((fp as i32, fn_), how));
+                }
             }
         }
         front
