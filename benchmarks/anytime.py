@@ -39,7 +39,8 @@ TIMED = ("odtree", "pystreed")
 ONCE = ("licketysplit", "cart")
 #: Seconds a solver without a time limit may take before its worker is killed.
 ONCE_SECONDS = 600.0
-CSV_COLUMNS = ["dataset", "depth", "solver", "time_limit", "errors", "seconds", "status"]
+CSV_COLUMNS = ["dataset", "depth", "solver", "time_limit", "errors", "lower_bound", "seconds",
+               "status"]
 
 
 def make(solver: str, depth: int, limit: float):
@@ -75,7 +76,11 @@ def fit(job: dict) -> dict:
         model.fit(X, y)
     seconds = time.perf_counter() - start
     errors = int((np.asarray(model.predict(X)).ravel() != y).sum())
-    return {"errors": errors, "seconds": seconds, "status": getattr(model, "status_", "")}
+    # odtree's proven bound on the errors (its objective counts weighted rows)
+    bound = getattr(model, "lower_bound_", None)
+    bound = None if bound is None else float(bound)
+    return {"errors": errors, "lower_bound": bound, "seconds": seconds,
+            "status": getattr(model, "status_", "")}
 
 
 def run(args: argparse.Namespace) -> list[dict]:
@@ -84,8 +89,9 @@ def run(args: argparse.Namespace) -> list[dict]:
     for instance in args.instances.split(","):
         name, depth = instance.split(":")
         path = str(dataset_path(args.data_dir, name))
-        jobs = [(solver, limit) for limit in args.limits for solver in TIMED]
-        jobs += [(solver, None) for solver in ONCE]
+        jobs = [(solver, limit) for limit in args.limits for solver in TIMED
+                if solver in args.solvers]
+        jobs += [(solver, None) for solver in ONCE if solver in args.solvers]
         for solver, limit in jobs:
             job = {"path": path, "depth": int(depth), "solver": solver,
                    "time_limit": ONCE_SECONDS if limit is None else limit}
@@ -101,35 +107,42 @@ def run(args: argparse.Namespace) -> list[dict]:
     return rows
 
 
-def print_tables(rows: list[dict], limits: list[float]) -> None:
-    """One table per time limit: each solver's errors, odtree's best marked."""
+def print_tables(rows: list[dict], limits: list[float], solvers: list[str]) -> None:
+    """One table per time limit: each solver's errors and odtree's proven bound."""
     instances = list(dict.fromkeys((r["dataset"], r["depth"]) for r in rows))
-    once = {(r["dataset"], r["depth"], r["solver"]): r for r in rows if r["time_limit"] is None}
-    timed = {(r["dataset"], r["depth"], r["solver"], r["time_limit"]): r for r in rows}
+    found = {(r["dataset"], r["depth"], r["solver"], r["time_limit"]): r for r in rows}
+    peers = [s for s in solvers if s != "odtree"]
+    names = {"pystreed": "pystreed", "licketysplit": "LicketySPLIT", "cart": "CART"}
     for limit in limits:
         print(f"\nTraining errors at a {limit:g} s limit (LicketySPLIT and CART: one run, "
               "seconds in brackets)")
-        print("| instance | odtree | pystreed | LicketySPLIT | CART |")
-        print("|---|---|---|---|---|")
-        wins = {"cart": 0, "pystreed": 0, "licketysplit": 0}
+        print("| instance | odtree | odtree's lower_bound_ | "
+              + " | ".join(names[s] for s in peers) + " |")
+        print("|---|---|---|" + "---|" * len(peers))
+        wins = dict.fromkeys(peers, 0)
+        timed_out = bounded = 0
         for name, depth in instances:
-            ours = timed[(name, depth, "odtree", limit)]["errors"]
-            theirs = {"pystreed": timed[(name, depth, "pystreed", limit)]}
-            theirs.update({s: once[(name, depth, s)] for s in ONCE})
-            for solver, row in theirs.items():
-                if ours is not None and row["errors"] is not None and ours <= row["errors"]:
+            ours = found[(name, depth, "odtree", limit)]
+            if ours["status"] == "time_limit":
+                timed_out += 1
+                bounded += (ours["lower_bound"] or 0) > 0
+            cells = [str(ours["errors"]), f"{ours['lower_bound']:g}"
+                     if ours["lower_bound"] is not None else "-"]
+            for solver in peers:
+                theirs = found[(name, depth, solver, limit if solver in TIMED else None)]
+                if None not in (ours["errors"], theirs["errors"]) and \
+                        ours["errors"] <= theirs["errors"]:
                     wins[solver] += 1
-            cells = [str(ours)] + [
-                f"{theirs[s]['errors']}" if s == "pystreed"
-                else f"{theirs[s]['errors']} ({theirs[s]['seconds']:.2g} s)"
-                for s in ("pystreed", "licketysplit", "cart")]
+                cells.append(f"{theirs['errors']}" if solver in TIMED
+                             else f"{theirs['errors']} ({theirs['seconds']:.2g} s)")
             print(f"| {name} d{depth} | " + " | ".join(cells) + " |")
         total = len(instances)
-        print(f"odtree no worse than CART on {wins['cart']}/{total}, than pystreed on "
-              f"{wins['pystreed']}/{total}, than LicketySPLIT on {wins['licketysplit']}/{total}")
+        print("odtree no worse than " + ", ".join(
+            f"{names[s]} on {wins[s]}/{total}" for s in peers)
+              + f"; lower_bound_ > 0 on {bounded} of {timed_out} timed-out fits")
 
 
-def plot(rows: list[dict], limits: list[float], png: Path) -> None:
+def plot(rows: list[dict], solvers: list[str], png: Path) -> None:
     """Errors against the time limit, one panel per instance."""
     import matplotlib
 
@@ -141,16 +154,16 @@ def plot(rows: list[dict], limits: list[float], png: Path) -> None:
     lines = -(-len(instances) // columns)
     figure, axes = plt.subplots(lines, columns, figsize=(4 * columns, 3 * lines), squeeze=False)
     for ax, (name, depth) in zip(axes.flat, instances, strict=False):
-        for solver in TIMED:
+        for solver in (s for s in TIMED if s in solvers):
             points = [(r["time_limit"], r["errors"]) for r in rows
                       if (r["dataset"], r["depth"], r["solver"]) == (name, depth, solver)
                       and r["errors"] is not None]
             if points:
                 ax.plot(*zip(*sorted(points), strict=True), marker="o", label=solver)
         for solver, style in zip(ONCE, ("--", ":"), strict=True):
-            row = next(r for r in rows if (r["dataset"], r["depth"], r["solver"])
-                       == (name, depth, solver))
-            if row["errors"] is not None:
+            row = next((r for r in rows if (r["dataset"], r["depth"], r["solver"])
+                        == (name, depth, solver)), None)
+            if row is not None and row["errors"] is not None:
                 ax.axhline(row["errors"], linestyle=style, color="grey", label=solver)
         ax.set_xscale("log")
         ax.set_title(f"{name}, depth {depth}")
@@ -168,19 +181,22 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--instances", default=DEFAULT_INSTANCES,
                         help="comma-separated dataset:depth pairs")
     parser.add_argument("--limits", default="1,10,60", help="time limits in seconds")
+    parser.add_argument("--solvers", default=",".join(TIMED + ONCE),
+                        help="comma-separated subset of " + ",".join(TIMED + ONCE))
     parser.add_argument("--csv", default="anytime.csv")
     parser.add_argument("--png", default="anytime.png")
     add_data_dir_option(parser)
     args = parser.parse_args(argv)
     args.limits = [float(limit) for limit in args.limits.split(",")]
+    args.solvers = args.solvers.split(",")
     check_datasets(parser, args.data_dir, [i.split(":")[0] for i in args.instances.split(",")])
     rows = run(args)
     with open(args.csv, "w", newline="") as out:
         writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, extrasaction="ignore")
         writer.writeheader()
         writer.writerows(rows)
-    print_tables(rows, args.limits)
-    plot(rows, args.limits, Path(args.png))
+    print_tables(rows, args.limits, args.solvers)
+    plot(rows, args.solvers, Path(args.png))
     print(f"\nwrote {args.csv} and {args.png}")
     return 0
 

@@ -309,6 +309,7 @@ impl Objective for ClassesCallback {
             depth2: true,
             similarity_bound: false,
             gain_order: true,
+            equal_rows: false,
         }
     }
 }

@@ -72,6 +72,7 @@ impl Objective for CostMatrix {
             depth2: true,
             similarity_bound: self.costs.iter().all(|&c| c <= 1.0),
             gain_order: true,
+            equal_rows: true,
         }
     }
 }

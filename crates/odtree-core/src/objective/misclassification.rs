@@ -93,6 +93,7 @@ impl Objective for Misclassification {
             depth2: true,
             similarity_bound: true,
             gain_order: true,
+            equal_rows: true,
         }
     }
 

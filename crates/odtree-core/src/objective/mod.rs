@@ -43,6 +43,10 @@ pub struct Capabilities {
     pub similarity_bound: bool,
     /// Ordering candidate splits by information gain (needs class statistics).
     pub gain_order: bool,
+    /// The equal-rows bound: rows with the same features share a leaf in every tree, and a
+    /// leaf costs at least what the groups of equal rows in it cost as leaves of their own
+    /// (true of a least, over the leaf's predictions, of a sum of per-row losses).
+    pub equal_rows: bool,
 }
 
 /// An objective that is a sum of leaf costs, each a function of the leaf's rows.

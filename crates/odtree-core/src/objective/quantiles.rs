@@ -104,6 +104,7 @@ impl Objective for QuantileLane<'_> {
             depth2: false,
             similarity_bound: false,
             gain_order: false,
+            equal_rows: false,
         }
     }
 }

@@ -47,6 +47,7 @@ impl<E: RowEvaluator> Objective for ByRows<E> {
             depth2: false,
             similarity_bound: false,
             gain_order: false,
+            equal_rows: false,
         }
     }
 

@@ -97,6 +97,7 @@ impl Objective for SquaredError {
             depth2: true,
             similarity_bound: false,
             gain_order: false,
+            equal_rows: true,
         }
     }
 }

@@ -16,6 +16,7 @@
 //! optimal.
 
 mod anytime;
+mod bound_passes;
 mod incumbent;
 mod memory;
 mod root_bound;
@@ -158,6 +159,8 @@ pub(crate) struct Engine<'a, I: KeyIndex, O: Objective, C: Cost> {
     root_limits: Limits,
     /// Whether the first trees solved the root within its limits.
     root_ahead: bool,
+    /// The root's equal-rows bound (`root_bound.rs`).
+    equal_rows: C,
     /// Wiped subtrees of the best tree solved again after the search.
     repaired: usize,
     /// Each better tree found: see [`SearchOutcome::progress`].
@@ -193,6 +196,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
             loop_ranks: Vec::new(),
             root_limits: Limits::normalised(0, 0),
             root_ahead: false,
+            equal_rows: C::ZERO,
             repaired: 0,
             progress: Vec::new(),
             started: Instant::now(),
@@ -215,15 +219,18 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
         let limits = Limits::normalised(max_depth, self.config.max_nodes.unwrap_or(u32::MAX));
         self.root_limits = limits;
         let upper_bound = C::value(self.config.upper_bound);
+        self.equal_rows = self.equal_rows_bound();
         // a first tree; the search then looks only for trees no dearer (within rounding)
         let mut incumbent = self.incumbent(limits, &stats, rows);
         self.rounds(limits, &stats, rows, upper_bound, &mut incumbent);
         self.deepen(limits, &stats, rows, 3..limits.depth, &mut incumbent);
+        let passes_bound = self.bound_passes(limits, &stats, rows, &mut incumbent);
         let incumbent = incumbent.filter(|(cost, _)| self.below(*cost, upper_bound));
         // an incumbent at the root's proven bound is optimal: the proof would only find it again
+        let root_floor = self.root_floor(limits, &stats).max(passes_bound);
         let settled = incumbent
             .as_ref()
-            .is_some_and(|(cost, _)| !self.below(self.root_floor(limits, &stats), *cost));
+            .is_some_and(|(cost, _)| !self.below(root_floor, *cost));
         let search_bound = incumbent.as_ref().map_or(upper_bound, |(cost, _)| {
             upper_bound.min(*cost + C::leaf(2.0 * self.tolerance), 0.0)
         });
@@ -242,7 +249,10 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
             }
         }
         let root_bound = if self.budget.stopped().is_some() {
-            self.stopped_root_bound(limits, &stats, rows).objective()
+            (self.stopped_root_bound(limits, &stats, rows))
+                .max(passes_bound)
+                .max(self.equal_rows)
+                .objective()
         } else {
             0.0
         };

@@ -1,13 +1,16 @@
 //! The bound proven at the root when the search stops early: the root's stored bound, or the
 //! least over every way to split the root (the leaf included) of what is proven of its two
 //! children, from the store or, for children never reached, from the similarity bound against
-//! the nodes evaluated at the same depth.
+//! the nodes evaluated at the same depth; and, where the objective allows it, the equal-rows
+//! bound, which holds for every tree.
 
 use super::{Cost, Engine};
 use crate::cache::KeyIndex;
+use crate::continuous::rows::row_keys;
 use crate::data::{item, Item};
 use crate::objective::Objective;
 use crate::subproblem::Limits;
+use rustc_hash::FxHashMap;
 
 impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
     /// What is proven of the root (the current node, with statistics `stats`) within `limits`
@@ -21,7 +24,51 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
         let stored = (self.cache.find(self.key()))
             .filter(|_| !self.adopted() || self.root_ahead)
             .map_or(C::ZERO, |id| self.cache.known(id, limits).lower_bound);
-        stored.max(self.node_floor(leaf))
+        stored.max(self.node_floor(leaf)).max(self.equal_rows)
+    }
+
+    /// The equal-rows bound of the current node: rows with the same features end in the same
+    /// leaf whatever the tree, so where the objective allows it (see
+    /// [`Capabilities::equal_rows`](crate::objective::Capabilities)) every tree costs at least
+    /// the sum over groups of equal rows of their leaf costs, less the fixed cost per leaf
+    /// for all but one leaf. Rows are grouped by the sum of a random 128-bit key per feature
+    /// they have (two different rows share a sum with probability about 2^-128). Zero where
+    /// the objective does not allow it.
+    pub(super) fn equal_rows_bound(&self) -> C {
+        if !self.objective.capabilities().equal_rows || !self.statistics.additive() {
+            return C::ZERO;
+        }
+        let keys = row_keys(self.data.n_features());
+        let mut sums = vec![0u128; self.data.n_rows()];
+        let words = self.cover.words();
+        for (f, key) in keys.iter().enumerate() {
+            let mask = self.data.item_mask(item(f as u32, true));
+            for &w in self.cover.word_indices() {
+                let mut bits = mask[w as usize] & words[w as usize];
+                while bits != 0 {
+                    let row = w as usize * 64 + bits.trailing_zeros() as usize;
+                    sums[row] = sums[row].wrapping_add(*key);
+                    bits &= bits - 1;
+                }
+            }
+        }
+        let rows = self.cover.rows();
+        let len = self.statistics.len();
+        let mut groups: FxHashMap<u128, Vec<f64>> = FxHashMap::default();
+        let mut one = vec![0.0; len];
+        for &row in &rows {
+            self.statistics.of_row(row as usize, &mut one);
+            let group = groups
+                .entry(sums[row as usize])
+                .or_insert_with(|| vec![0.0; len]);
+            group.iter_mut().zip(&one).for_each(|(g, x)| *g += x);
+        }
+        let least = self.objective.least_leaf();
+        let cost: f64 = groups
+            .values()
+            .map(|group| self.objective.leaf_cost(group) - least)
+            .sum();
+        C::value(cost + least)
     }
 
     /// A lower bound of the root's optimum within `limits`, from what the stopped search
