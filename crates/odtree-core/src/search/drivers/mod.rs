@@ -143,6 +143,7 @@ pub(crate) fn proven_bound(
     match (infeasible, stopped) {
         (true, None) => config.upper_bound,
         (false, None) => tree.cost(),
-        _ => root_bound,
+        // a bound at the tree's cost, up to rounding, is its cost
+        _ => root_bound.min(tree.cost()),
     }
 }

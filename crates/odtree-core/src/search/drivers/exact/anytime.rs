@@ -1,11 +1,12 @@
 //! The anytime driver: rounds of the depth-first search before the proof, each trying only
 //! the splits Gini ranks best at every node (2, then 4 and 8) above subtrees of depth 2,
 //! which are still solved exactly: a beam over the split order, widened in restarts (the
-//! idea of CA-DL8.5's restarts and of LicketySPLIT's exact subtrees under heuristic splits). Each round looks only for trees cheaper than the
-//! best so far, which becomes the incumbent. The exact subtrees stay proven in the store for
-//! the proof; the rest is stored unproven, and the proof solves it again. The rounds end
-//! when one finds nothing better, after the widest, or when they use up their share of the
-//! time left.
+//! idea of CA-DL8.5's restarts and of LicketySPLIT's exact subtrees under heuristic splits).
+//! Each round looks only for trees cheaper than the best so far, which becomes the
+//! incumbent. The exact subtrees stay proven in the store for the proof; the rest is stored
+//! unproven, and the proof solves it again. The rounds end when one finds nothing better,
+//! after the widest, or when they use up their share of the time left; what is left of that
+//! share then grows a LicketySPLIT-style tree (`lickety.rs`).
 
 use super::incumbent::tree_cost;
 use super::{Cost, Engine, Outcome};
@@ -13,7 +14,7 @@ use crate::budget::Stop;
 use crate::cache::KeyIndex;
 use crate::objective::Objective;
 use crate::subproblem::Limits;
-use crate::tree::Tree;
+use crate::tree::{Tree, TreeBuilder};
 use std::time::Instant;
 
 /// The share of the time left that the rounds may take; the proof gets the rest.
@@ -86,6 +87,15 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
             width *= 2;
         }
         self.width = None;
+        // then, in the time the rounds leave, a tree that looks deeper than a greedy split
+        let done = best
+            .as_ref()
+            .is_some_and(|(cost, _)| self.unbeatable(*cost));
+        if !self.monotonic && !done && self.budget.check_now().is_none() {
+            let mut builder = TreeBuilder::new(self.objective, self.statistics);
+            self.lickety(&mut builder, limits.depth, stats, rows);
+            self.offer(best, builder.finish());
+        }
         let round_budget = std::mem::replace(&mut self.budget, outer);
         if round_budget.stopped() == Some(Stop::Interrupted) {
             self.budget.stop(Stop::Interrupted);

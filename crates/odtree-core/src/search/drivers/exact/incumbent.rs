@@ -78,13 +78,15 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
         }
     }
 
-    /// Whether no tree costs less than `cost`: its objective is zero.
+    /// Whether no tree costs less than `cost`: its objective is the root's equal-rows bound
+    /// (`root_bound.rs`), zero where there is none.
     pub(super) fn unbeatable(&self, cost: C) -> bool {
-        !self.below(C::ZERO, C::value(cost.objective()))
+        let floor = C::value(self.equal_rows.objective());
+        !self.below(floor, C::value(cost.objective()))
     }
 
     /// Keeps `tree` in `best` if it is cheaper, and records the progress.
-    fn offer(&mut self, best: &mut Option<(C, Tree)>, tree: Tree) {
+    pub(super) fn offer(&mut self, best: &mut Option<(C, Tree)>, tree: Tree) {
         let cost = tree_cost::<C>(&tree);
         if best
             .as_ref()
@@ -99,7 +101,7 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
     /// `horizon` levels ahead: the optimal subtree when `depth ≤ horizon`, else a split on the
     /// root of the node's optimal subtree of depth `horizon`, and the children's lookahead
     /// subtrees. The subproblems solved on the way stay stored for the search that follows.
-    fn lookahead(
+    pub(super) fn lookahead(
         &mut self,
         builder: &mut TreeBuilder<O>,
         depth: u32,

@@ -18,6 +18,7 @@
 mod anytime;
 mod bound_passes;
 mod incumbent;
+mod lickety;
 mod memory;
 mod root_bound;
 
