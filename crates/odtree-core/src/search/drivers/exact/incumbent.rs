@@ -137,22 +137,44 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
             builder.leaf(stats, rows);
             return;
         };
+        self.split_node(
+            builder,
+            feature,
+            stats,
+            rows,
+            |engine, builder, value, child, rows| {
+                // a child a monotonicity constraint restricts to one class is that class's leaf
+                let lane = lanes.map_or(0, |lanes| u32::from(lanes[value as usize]));
+                match engine.lane_label(lane) {
+                    Some(label) => {
+                        builder.leaf_as(child, rows, Some(label));
+                    }
+                    None => engine.lookahead(builder, depth - 1, horizon, child, rows),
+                }
+            },
+        );
+    }
+
+    /// Adds to `builder` a split of the current node (statistics `stats` of `rows` rows) on
+    /// `feature`, each child's subtree added by `child_tree(self, builder, value, its
+    /// statistics, its rows)` with the cursor on the child.
+    pub(super) fn split_node(
+        &mut self,
+        builder: &mut TreeBuilder<O>,
+        feature: u32,
+        stats: &[f64],
+        rows: u32,
+        mut child_tree: impl FnMut(&mut Self, &mut TreeBuilder<O>, bool, &[f64], u32),
+    ) {
         let node = builder.open(feature, stats, rows);
         let mut kids = [0; 2];
+        let mut child = vec![0.0; stats.len()];
         for (value, kid) in [false, true].into_iter().zip(&mut kids) {
             *kid = builder.len();
             let test = item(feature, value);
             self.push(test);
-            let mut child = vec![0.0; stats.len()];
             let child_rows = self.statistics.count(&self.cover, None, &mut child);
-            // a child a monotonicity constraint restricts to one class is that class's leaf
-            let lane = lanes.map_or(0, |lanes| u32::from(lanes[value as usize]));
-            match self.lane_label(lane) {
-                Some(label) => {
-                    builder.leaf_as(&child, child_rows, Some(label));
-                }
-                None => self.lookahead(builder, depth - 1, horizon, &child, child_rows),
-            }
+            child_tree(self, builder, value, &child, child_rows);
             self.pop(test);
         }
         builder.close(node, kids);

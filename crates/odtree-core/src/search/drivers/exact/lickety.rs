@@ -60,16 +60,14 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
             builder.leaf(stats, rows);
             return;
         };
-        let node = builder.open(feature, stats, rows);
-        let mut kids = [0; 2];
-        for (value, kid) in [false, true].into_iter().zip(&mut kids) {
-            *kid = builder.len();
-            let test = item(feature, value);
-            self.push(test);
-            let child_rows = self.statistics.count(&self.cover, None, &mut child);
-            self.lickety(builder, depth - 1, &child.clone(), child_rows);
-            self.pop(test);
-        }
-        builder.close(node, kids);
+        self.split_node(
+            builder,
+            feature,
+            stats,
+            rows,
+            |engine, builder, _, child, rows| {
+                engine.lickety(builder, depth - 1, child, rows);
+            },
+        );
     }
 }
