@@ -178,7 +178,9 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
     anytime : bool or None, default=None
         Under a time limit, before the proof, search again and again among the splits a
         heuristic ranks best at each node (2, 4, then 8 of them) above exact subtrees of depth
-        2, for better trees early; it takes at most 15 % of the time. ``None`` keeps the
+        2, then grow a LicketySPLIT-style tree, for better trees early (at most 15 % of the
+        time); later, refute targets between the proven bound and the best tree, lowest
+        first, for a proven ``lower_bound_`` early (at most 25 %). ``None`` keeps the
         preset's choice (on for ``"murtree"``, off for ``"dl85"``); the tree is optimal either
         way when the search ends.
     verbose : int, default=0

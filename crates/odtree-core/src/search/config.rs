@@ -230,7 +230,8 @@ pub struct SearchConfig {
     /// limits).
     pub incumbent: bool,
     /// With a time limit, rounds of the search restricted to each node's best-ranked splits
-    /// before the proof (the anytime rounds, `search/drivers/exact/anytime.rs`).
+    /// and a LicketySPLIT-style tree before the proof (the anytime rounds,
+    /// `search/drivers/exact/anytime.rs`), then the bound passes (`bound_passes.rs`).
     pub anytime: bool,
     /// Caps on the cache.
     pub memory: MemoryLimits,
