@@ -38,6 +38,7 @@ def test_tuning_on_a_local_cluster_gives_the_serial_choices(client):
     assert search.best_params_ == serial_grid.best_params_
     np.testing.assert_array_equal(search.cv_results_["mean_test_score"],
                                   serial_grid.cv_results_["mean_test_score"])
-    # the folds ran as tasks on the cluster's workers: 3 of the tuner, 3 x 9 of the grid
-    assert len(cv_tasks.data) >= 3
-    assert len(grid_tasks.data) >= 3 * 9
+    # the fits ran as tasks on the cluster's workers (joblib batches them: fewer tasks than
+    # fits, and none without the backend)
+    assert len(cv_tasks.data) > 0
+    assert len(grid_tasks.data) > 0
