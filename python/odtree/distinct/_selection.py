@@ -18,8 +18,12 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._search.fitting import one_fit_at_a_time
 from .._search.interrupts import note_interrupt
+from .._utils.deadline import Deadline
 from .._utils.inputs import is_dataframe
 from ..tree._greedy import GreedyTreeClassifier, read_training_columns
+
+#: The share of ``time_limit`` the elimination may take; the final tree gets the rest.
+ELIMINATION_SHARE = 0.75
 
 __all__ = ["DistinctTreeSelector"]
 
@@ -62,7 +66,9 @@ class DistinctTreeSelector(SelectorMixin, BaseEstimator):
     random_state : int, RandomState instance or None, default=None
         Seeds the split into building and search rows (or the folds).
     time_limit : float or None, default=None
-        Seconds after which the elimination stops; the last accepted subset is selected.
+        Seconds for the whole fit. The elimination stops after three quarters of them, and
+        the last accepted subset is selected; the final tree is grown in the rest (and stops
+        growing when they run out).
         A Ctrl-C during the elimination stops it in the same way (a second one within 10 s
         raises ``KeyboardInterrupt``).
 
@@ -188,11 +194,12 @@ class DistinctTreeSelector(SelectorMixin, BaseEstimator):
         from .._search import learners  # the compiled search
 
         start = time.perf_counter()
+        deadline = Deadline(self.time_limit)
         data = read_training_columns(self, X, y)
         folds = self._folds(data.labels)
         result = learners.backward_elimination(
             *data.core_args(), folds, **self._tree_params(), method=self.method,
-            time_limit=None if self.time_limit is None else float(self.time_limit))
+            time_limit=deadline.part(ELIMINATION_SHARE).left())
         n_search = sum(len(search) for _, search in folds)
         subsets = [tuple(subset) for subset in result["trace_features"]]
         self.trace_ = [(subset, errors / n_search)
@@ -209,12 +216,13 @@ class DistinctTreeSelector(SelectorMixin, BaseEstimator):
         self.stopped_ = result["stopped"]
         if self.stopped_ == "interrupted":
             note_interrupt()  # a second Ctrl-C soon after raises
-        self.estimator_ = self._final_tree(X, y)
+        self.estimator_ = self._final_tree(X, y, deadline.left())
         self.fit_time_ = time.perf_counter() - start
         return self
 
-    def _final_tree(self, X, y) -> GreedyTreeClassifier:
-        """The greedy tree on all rows of ``X`` and the selected columns."""
+    def _final_tree(self, X, y, time_limit: float | None) -> GreedyTreeClassifier:
+        """The greedy tree on all rows of ``X`` and the selected columns, within
+        ``time_limit`` seconds."""
         selected = np.flatnonzero(self.support_)
         if len(selected) == 0:
             return GreedyTreeClassifier(**{**self._tree_params(), "max_depth": 0}).fit(X, y)
@@ -222,7 +230,7 @@ class DistinctTreeSelector(SelectorMixin, BaseEstimator):
             X = X.tocsc()
         elif not is_dataframe(X) and not hasattr(X, "shape"):
             X = np.asarray(X)
-        tree = GreedyTreeClassifier(**self._tree_params()).fit(
+        tree = GreedyTreeClassifier(**self._tree_params(), time_limit=time_limit).fit(
             _safe_indexing(X, selected, axis=1), y)
         numeric = "categorical" not in tree.binarizer_.column_kinds_
         if numeric and _get_output_config("transform", self)["dense"] == "default":

@@ -78,8 +78,13 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
             .cache
             .find(self.key())
             .map_or(C::ZERO, |id| self.cache.known(id, limits).lower_bound);
-        // each child's bound costs a leaf evaluation, too slow for a callback's
-        if limits.is_leaf() || self.objective.costly() || !self.splittable(rows) {
+        // each child's bound costs a leaf evaluation: too slow for a callback's, and where
+        // statistics are not additive (the centroid's), a pass over the child's rows
+        if limits.is_leaf()
+            || self.objective.costly()
+            || !self.statistics.additive()
+            || !self.splittable(rows)
+        {
             return stored;
         }
         let depth = self.path.len();
