@@ -31,14 +31,14 @@ const MOVES_BEFORE_RESUM: u32 = 256;
 struct Chains {
     /// `rank[f]`: feature f's number.
     rank: Vec<u32>,
+    /// `feature[r]`: the feature of number r.
+    feature: Vec<u32>,
     /// `chain[r]`: the chain of number r.
     chain: Vec<u32>,
     /// The numbers of the features each row enters its chains at, increasing:
     /// `entries[starts[row]..starts[row + 1]]`.
     entries: Vec<u32>,
     starts: Vec<u32>,
-    /// Whether some chain has more than one feature (else the sums need no prefix).
-    long: bool,
 }
 
 impl Chains {
@@ -62,10 +62,12 @@ impl Chains {
             }
         }
         let mut rank = vec![0u32; n];
+        let mut feature = Vec::with_capacity(n);
         let mut chain_of = Vec::with_capacity(n);
         for (c, chain) in chains.iter().enumerate() {
             for &f in chain {
                 rank[f] = chain_of.len() as u32;
+                feature.push(f as u32);
                 chain_of.push(c as u32);
             }
         }
@@ -103,10 +105,10 @@ impl Chains {
         }
         Self {
             rank,
+            feature,
             chain: chain_of,
             entries,
             starts,
-            long: chains.iter().any(|chain| chain.len() > 1),
         }
     }
 
@@ -142,24 +144,86 @@ struct EntrySums {
     moves: u32,
 }
 
-/// The statistics of every pair of features within a set of rows.
-pub(crate) struct PairSums<'a> {
-    cells: &'a [f64],
-    rank: &'a [u32],
-    n_features: usize,
+/// The statistics of every feature and every pair of features within a set of rows.
+pub(crate) struct KeptSums<'a> {
+    /// The set's sums by pair of entry features.
+    entry: &'a [f64],
+    /// Each feature's sums (by number), with the number of rows.
+    diagonal: &'a [f64],
+    /// One row of the sums by pair of features, as [`for_each_pair`](Self::for_each_pair)
+    /// goes.
+    running: &'a mut [f64],
+    /// The running sum along b of one pair's entry sums.
+    along: &'a mut [f64],
+    chains: &'a Chains,
     len: usize,
 }
 
-impl PairSums<'_> {
-    /// The statistics of the rows where features `i` and `j` are both 1 (where `i` is 1 if
-    /// they are the same), and the number of those rows.
+impl KeptSums<'_> {
+    /// The statistics of the rows where feature `f` is 1, and the number of those rows.
     #[inline]
-    pub fn of(&self, i: u32, j: u32) -> (&[f64], u32) {
-        let (a, b) = (self.rank[i as usize], self.rank[j as usize]);
-        let (lo, hi) = (a.min(b) as usize, a.max(b) as usize);
-        let at = (lo * self.n_features + hi) * (self.len + 1);
-        let cell = &self.cells[at..at + self.len + 1];
+    pub fn single(&self, f: u32) -> (&[f64], u32) {
+        let stride = self.len + 1;
+        let at = self.chains.rank[f as usize] as usize * stride;
+        let cell = &self.diagonal[at..at + stride];
         (&cell[..self.len], cell[self.len] as u32)
+    }
+
+    /// Calls `visit(f, g, stats, rows)` for every pair of distinct features with the
+    /// statistics of the rows where both are 1, and the number of those rows; the pairs of
+    /// `skip`ped features (`skip(f)` true) are passed over. Returns false if the budget ran
+    /// out first.
+    ///
+    /// The sums of a pair of numbers a < b are the two-dimensional prefix sum of the entry
+    /// sums over their chains: one row of them, a's, is kept, and made from the row before
+    /// (when a continues its chain) and the running sum of the entry sums along b.
+    pub fn for_each_pair(
+        &mut self,
+        budget: &mut Budget,
+        skip: impl Fn(u32) -> bool,
+        mut visit: impl FnMut(u32, u32, &[f64], u32),
+    ) -> bool {
+        let (chains, len) = (self.chains, self.len);
+        let (n, stride) = (chains.rank.len(), len + 1);
+        let (running, along) = (&mut *self.running, &mut *self.along);
+        for a in 0..n {
+            if budget.exhausted(false) {
+                return false;
+            }
+            let row = &self.entry[a * n * stride..(a + 1) * n * stride];
+            let continues = a > 0 && chains.together(a - 1, a);
+            // along b: the entry sums' running sum within each chain, plus (where a continues
+            // its chain) the row before
+            for b in a..n {
+                let at = b * stride..(b + 1) * stride;
+                let (cells, sums) = (&row[at.clone()], &mut running[at]);
+                let chained = b > a && chains.together(b - 1, b);
+                for c in 0..stride {
+                    along[c] = if chained {
+                        cells[c] + along[c]
+                    } else {
+                        cells[c]
+                    };
+                    sums[c] = if continues {
+                        along[c] + sums[c]
+                    } else {
+                        along[c]
+                    };
+                }
+            }
+            let f = chains.feature[a];
+            if skip(f) {
+                continue;
+            }
+            for b in a + 1..n {
+                let g = chains.feature[b];
+                if !skip(g) {
+                    let cell = &running[b * stride..(b + 1) * stride];
+                    visit(f, g, &cell[..len], cell[len] as u32);
+                }
+            }
+        }
+        true
     }
 }
 
@@ -181,14 +245,16 @@ fn add_to_pairs<const S: usize>(cells: &mut [f64], n: usize, list: &[u32], delta
     }
 }
 
-/// Two sets of sums, what moving them costs, and the prefix sums of the last one read.
+/// Two sets of sums, what moving them costs, and the buffers their reading uses.
 #[derive(Debug)]
 pub(crate) struct SumCounters {
     sets: [EntrySums; 2],
     chains: Chains,
-    /// The sums by pair of features of set `prefix_of`, when chains need them.
-    prefix: Vec<f64>,
-    prefix_of: Option<usize>,
+    /// Each feature's sums within the set last read, by number.
+    diagonal: Vec<f64>,
+    /// Buffers of [`KeptSums::for_each_pair`]: one row of pair sums, one pair's.
+    running: Vec<f64>,
+    along: Vec<f64>,
     /// The rows of the current cover, dense.
     dense: Vec<u64>,
     /// One row's statistics, and what they add to a cell.
@@ -201,9 +267,9 @@ pub(crate) struct SumCounters {
 
 impl SumCounters {
     /// Bytes the sums of `n_features` features with statistics of `len` numbers take: two
-    /// sets and their prefix sums.
+    /// sets.
     pub fn bytes(n_features: usize, len: usize) -> usize {
-        3 * n_features * n_features * (len + 1) * std::mem::size_of::<f64>()
+        2 * n_features * n_features * (len + 1) * std::mem::size_of::<f64>()
     }
 
     /// Counters over `data` for statistics of `len` numbers; `incremental` allows moves by
@@ -219,13 +285,10 @@ impl SumCounters {
         };
         Self {
             sets: [empty(), empty()],
-            prefix: if chains.long {
-                vec![0.0; n * n * (len + 1)]
-            } else {
-                Vec::new()
-            },
+            diagonal: vec![0.0; n * (len + 1)],
+            running: vec![0.0; n * (len + 1)],
+            along: vec![0.0; len + 1],
             chains,
-            prefix_of: None,
             dense: vec![0; data.n_words()],
             row: vec![0.0; len],
             delta: Vec::with_capacity(len + 1),
@@ -242,7 +305,7 @@ impl SumCounters {
         cover: &Cover,
         contribution: impl Fn(usize, &mut [f64]),
         budget: &mut Budget,
-    ) -> Option<PairSums<'_>> {
+    ) -> Option<KeptSums<'_>> {
         let sets = (self.sets.each_ref())
             .map(|set| (set.valid && set.moves < MOVES_BEFORE_RESUM).then_some(&set.rows[..]));
         let (nearer, differences) = nearer(cover, &mut self.dense, sets);
@@ -265,18 +328,27 @@ impl SumCounters {
         if budget.stopped().is_some() {
             return None;
         }
-        let cells = if self.chains.long {
-            if self.prefix_of != Some(s) {
-                self.prefix_sums(s);
+        // each feature's sums: within one chain a row enters once, so the cells off the
+        // diagonal are 0 and a feature's sums are those of the entries up to it
+        let (n, stride) = (self.n_features, self.len + 1);
+        let entry = &self.sets[s].cells;
+        for a in 0..n {
+            let at = (a * n + a) * stride;
+            for c in 0..stride {
+                let here = entry[at + c];
+                self.diagonal[a * stride + c] = if a > 0 && self.chains.together(a - 1, a) {
+                    here + self.diagonal[(a - 1) * stride + c]
+                } else {
+                    here
+                };
             }
-            &self.prefix[..]
-        } else {
-            &self.sets[s].cells[..]
-        };
-        Some(PairSums {
-            cells,
-            rank: &self.chains.rank,
-            n_features: self.n_features,
+        }
+        Some(KeptSums {
+            entry,
+            diagonal: &self.diagonal,
+            running: &mut self.running,
+            along: &mut self.along,
+            chains: &self.chains,
             len: self.len,
         })
     }
@@ -311,7 +383,6 @@ impl SumCounters {
         contribution: impl Fn(usize, &mut [f64]),
         budget: &mut Budget,
     ) {
-        self.prefix_of = self.prefix_of.filter(|&p| p != s);
         self.sets[s].moves += 1;
         let mut rows = std::mem::take(&mut self.sets[s].rows);
         for (w, old) in rows.iter_mut().enumerate() {
@@ -339,7 +410,6 @@ impl SumCounters {
         contribution: impl Fn(usize, &mut [f64]),
         budget: &mut Budget,
     ) {
-        self.prefix_of = self.prefix_of.filter(|&p| p != s);
         let set = &mut self.sets[s];
         set.cells.fill(0.0);
         set.rows.copy_from_slice(&self.dense);
@@ -358,39 +428,6 @@ impl SumCounters {
             }
         }
         self.sets[s].valid = true;
-    }
-
-    /// Writes the sums by pair of features of set `s` into `prefix`: for numbers a ≤ b, the
-    /// sum of the entry sums of every pair (a', b') at or before them in their chains. Two
-    /// passes: along b within each row, then along a, adding each row to the next one of
-    /// its chain. (Within one chain, a row enters once: the cells off the diagonal are 0,
-    /// and the passes make them the sums of the smaller feature, as they should be.)
-    fn prefix_sums(&mut self, s: usize) {
-        let (n, stride) = (self.n_features, self.len + 1);
-        let (entry, chains, prefix) = (&self.sets[s].cells, &self.chains, &mut self.prefix);
-        for a in 0..n {
-            let row = a * n * stride;
-            let cells = row + a * stride..row + n * stride;
-            prefix[cells.clone()].copy_from_slice(&entry[cells]);
-            for b in a + 1..n {
-                if chains.together(b - 1, b) {
-                    let at = row + b * stride;
-                    for c in at..at + stride {
-                        prefix[c] += prefix[c - stride];
-                    }
-                }
-            }
-        }
-        for a in 1..n {
-            if chains.together(a - 1, a) {
-                let (above, here) = prefix.split_at_mut(a * n * stride);
-                let above = &above[(a - 1) * n * stride + a * stride..];
-                for (h, u) in here[a * stride..n * stride].iter_mut().zip(above) {
-                    *h += u;
-                }
-            }
-        }
-        self.prefix_of = Some(s);
     }
 }
 
@@ -429,7 +466,7 @@ mod tests {
             let mut moved = SumCounters::new(&data, 3, true);
             let mut afresh = SumCounters::new(&data, 3, false);
             // each column's thresholds are nested: at least three to a chain
-            prop_assert!(moved.chains.long && moved.chains.chain.iter().max() <= Some(&5));
+            prop_assert!(moved.chains.chain.iter().max() <= Some(&5));
             let root = [u64::MAX, (1 << 6) - 1];
             let mut mask = start;
             for step in &flips {
@@ -439,24 +476,28 @@ mod tests {
                 let mut cover = Cover::new(&root);
                 cover.intersect(&mask);
                 let mut budget = Budget::default();
-                let a: Vec<(Vec<f64>, u32)> = {
-                    let sums = moved.sum(&cover, contribution, &mut budget).unwrap();
-                    (0..n).flat_map(|i| (i..n).map(move |j| (i, j)))
-                        .map(|(i, j)| (sums.of(i, j).0.to_vec(), sums.of(j, i).1))
-                        .collect()
-                };
-                let sums = afresh.sum(&cover, contribution, &mut budget).unwrap();
-                let pairs = (0..n).flat_map(|i| (i..n).map(move |j| (i, j)));
-                for ((i, j), (stats, rows)) in pairs.zip(&a) {
-                    let both: Vec<u32> = cover.rows().iter().copied()
-                        .filter(|&r| data.value(r as usize, i) && data.value(r as usize, j))
-                        .collect();
-                    prop_assert_eq!(*rows as usize, both.len());
-                    prop_assert_eq!(sums.of(i, j).1 as usize, both.len());
-                    for c in 0..3 {
-                        let exact: f64 = both.iter().map(|&r| values[r as usize * 3 + c]).sum();
-                        prop_assert!((stats[c] - exact).abs() < 1e-9);
-                        prop_assert!((sums.of(i, j).0[c] - exact).abs() < 1e-9);
+                for counters in [&mut moved, &mut afresh] {
+                    // every pair's sums, by (f, g) with f ≤ g, the features with themselves
+                    let mut read = std::collections::BTreeMap::new();
+                    let mut sums = counters.sum(&cover, contribution, &mut budget).unwrap();
+                    for f in 0..n {
+                        let (stats, rows) = sums.single(f);
+                        read.insert((f, f), (stats.to_vec(), rows));
+                    }
+                    let complete = sums.for_each_pair(&mut budget, |_| false, |f, g, stats, rows| {
+                        assert!(read.insert((f.min(g), f.max(g)), (stats.to_vec(), rows)).is_none());
+                    });
+                    prop_assert!(complete);
+                    prop_assert_eq!(read.len(), (n * (n + 1) / 2) as usize);
+                    for (&(i, j), (stats, rows)) in &read {
+                        let both: Vec<u32> = cover.rows().iter().copied()
+                            .filter(|&r| data.value(r as usize, i) && data.value(r as usize, j))
+                            .collect();
+                        prop_assert_eq!(*rows as usize, both.len());
+                        for c in 0..3 {
+                            let exact: f64 = both.iter().map(|&r| values[r as usize * 3 + c]).sum();
+                            prop_assert!((stats[c] - exact).abs() < 1e-9);
+                        }
                     }
                 }
             }

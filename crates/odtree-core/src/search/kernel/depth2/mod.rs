@@ -13,7 +13,7 @@ pub(crate) mod ranked;
 mod two_class;
 
 use super::counts::Counters;
-use super::sums::{PairSums, SumCounters};
+use super::sums::{KeptSums, SumCounters};
 use super::Cost;
 use crate::budget::Budget;
 use crate::cover::Cover;
@@ -33,9 +33,12 @@ pub(crate) struct Depth2<C> {
     by_class: Vec<u64>,
     /// Leaf costs of each root's left / right child.
     leaves: Vec<(f64, f64)>,
-    /// Best subtree of each root's left / right child: (cost, split feature).
+    /// Best subtree of each root's left / right child: (cost, split feature's position among
+    /// the candidates).
     best_left: Vec<(C, Option<u32>)>,
     best_right: Vec<(C, Option<u32>)>,
+    /// Each feature's position among the candidates (kept-sums path only).
+    position: Vec<u32>,
     /// Statistics of the pairs (weighted path only), `[(i * n + j) * len]`, and their row counts.
     pair_stats: Vec<f64>,
     pair_rows: Vec<u32>,
@@ -153,7 +156,7 @@ impl<C: Cost> Depth2<C> {
         cover: &Cover,
         len: usize,
         budget: &mut Budget,
-    ) -> Option<PairSums<'_>> {
+    ) -> Option<KeptSums<'_>> {
         let statistics = rules.statistics;
         let counters = self
             .sums
@@ -242,7 +245,12 @@ impl<C: Cost> Depth2<C> {
         };
         for (i, &feature) in node.candidates.iter().enumerate() {
             let (leaf_left, leaf_right) = (C::leaf(self.leaves[i].0), C::leaf(self.leaves[i].1));
-            let (left, right) = (self.best_left[i], self.best_right[i]);
+            let feature_of =
+                |(cost, at): (C, Option<u32>)| (cost, at.map(|at| node.candidates[at as usize]));
+            let (left, right) = (
+                feature_of(self.best_left[i]),
+                feature_of(self.best_right[i]),
+            );
             relax(0, leaf_left + leaf_right, feature, None, None);
             if !(leaf_left + right.0).below(left.0 + leaf_right, 0.0) {
                 relax(1, left.0 + leaf_right, feature, left.1, None);

@@ -123,7 +123,8 @@ impl<C: Cost> Depth2<C> {
     }
 
     /// Pair statistics from the sums kept across nodes ([`SumCounters`]), moved to this
-    /// node's rows. Returns false if the budget ran out first.
+    /// node's rows, visited in the sums' order of features (the children's ties still go to
+    /// the earlier candidate). Returns false if the budget ran out first.
     fn count_pairs_kept<O: Objective>(
         &mut self,
         rules: &Rules<O>,
@@ -136,12 +137,25 @@ impl<C: Cost> Depth2<C> {
             .sums
             .take()
             .unwrap_or_else(|| SumCounters::new(rules.data, len, rules.incremental));
+        // each feature's position among the candidates (u32::MAX: not one)
+        let mut position = std::mem::take(&mut self.position);
+        position.clear();
+        position.resize(rules.data.n_features(), u32::MAX);
+        for (i, &f) in node.candidates.iter().enumerate() {
+            position[f as usize] = i as u32;
+        }
         let complete = match counters.sum(node.cover, contribution, budget) {
-            Some(sums) => self.evaluate_pairs(rules, node, budget, |i, j| {
-                sums.of(node.candidates[i], node.candidates[j])
-            }),
+            Some(mut sums) => sums.for_each_pair(
+                budget,
+                |f| position[f as usize] == u32::MAX,
+                |f, g, stats, rows| {
+                    let (i, j) = (position[f as usize], position[g as usize]);
+                    self.evaluate_pair(rules, node, i as usize, j as usize, stats, rows);
+                },
+            ),
             None => false,
         };
+        self.position = position;
         self.sums = Some(counters);
         complete
     }
@@ -306,24 +320,16 @@ impl<C: Cost> Depth2<C> {
         let s = node.stats;
         let objective = rules.objective;
         // cells: 0 = (¬i,¬j), 1 = (¬i,j), 2 = (i,¬j), 3 = (i,j)
-        let mut cost = [0.0; 4];
-        if len == 2 {
-            let none = |c: usize| s[c] - si[c] - sj[c] + pair[c];
-            cost[0] = objective.leaf_cost(&[none(0), none(1)]);
-            cost[1] = objective.leaf_cost(&[sj[0] - pair[0], sj[1] - pair[1]]);
-            cost[2] = objective.leaf_cost(&[si[0] - pair[0], si[1] - pair[1]]);
-            cost[3] = objective.leaf_cost(&[pair[0], pair[1]]);
-        } else {
-            for c in 0..len {
-                self.cells[c] = s[c] - si[c] - sj[c] + pair[c];
-                self.cells[len + c] = sj[c] - pair[c];
-                self.cells[2 * len + c] = si[c] - pair[c];
-                self.cells[3 * len + c] = pair[c];
+        let cost = match len {
+            2 => four_costs::<2, O>(objective, s, si, sj, pair),
+            3 => four_costs::<3, O>(objective, s, si, sj, pair),
+            _ => {
+                fill_cells(&mut self.cells, s, si, sj, pair);
+                std::array::from_fn(|cell| {
+                    objective.leaf_cost(&self.cells[cell * len..(cell + 1) * len])
+                })
             }
-            for (cell, cost) in cost.iter_mut().enumerate() {
-                *cost = objective.leaf_cost(&self.cells[cell * len..(cell + 1) * len]);
-            }
-        }
+        };
         let rows = [
             node.rows + pair_rows - ri - rj,
             rj - pair_rows,
@@ -335,39 +341,73 @@ impl<C: Cost> Depth2<C> {
         // the cells' weights, when a least leaf weight needs them
         let mut weight = [f64::INFINITY; 4];
         if rules.min_leaf_weight > 0.0 {
+            fill_cells(&mut self.cells, s, si, sj, pair);
             for (cell, w) in weight.iter_mut().enumerate() {
-                *w = if len == 2 {
-                    let at = |c: usize| match cell {
-                        0 => s[c] - si[c] - sj[c] + pair[c],
-                        1 => sj[c] - pair[c],
-                        2 => si[c] - pair[c],
-                        _ => pair[c],
-                    };
-                    rules.statistics.weight(&[at(0), at(1)])
-                } else {
-                    rules
-                        .statistics
-                        .weight(&self.cells[cell * len..(cell + 1) * len])
-                };
+                *w = rules
+                    .statistics
+                    .weight(&self.cells[cell * len..(cell + 1) * len]);
             }
         }
         let least = rules.min_leaf_weight * (1.0 - 1e-12);
         let min_split = rules.min_samples_split;
-        let relax = |slot: &mut (C, Option<u32>), a: usize, b: usize, feature: usize| {
+        // a child's best split so far, by its feature's position among the candidates: a
+        // cheaper split replaces it, and so does an equal one from an earlier candidate, so
+        // that the winner does not depend on the order the pairs come in
+        let relax = |slot: &mut (C, Option<u32>), a: usize, b: usize, position: usize| {
             let split = C::leaf(cost[a]) + C::leaf(cost[b]);
-            if rows[a] >= m
+            let wins = split.below(slot.0, tol)
+                || matches!(slot.1, Some(p) if (position as u32) < p && !slot.0.below(split, tol));
+            if wins
+                && rows[a] >= m
                 && rows[b] >= m
                 && rows[a] + rows[b] >= min_split
                 && weight[a] >= least
                 && weight[b] >= least
-                && split.below(slot.0, tol)
             {
-                *slot = (split, Some(feature as u32));
+                *slot = (split, Some(position as u32));
             }
         };
-        relax(&mut self.best_left[i], 0, 1, fj);
-        relax(&mut self.best_right[i], 2, 3, fj);
-        relax(&mut self.best_left[j], 0, 2, fi);
-        relax(&mut self.best_right[j], 1, 3, fi);
+        relax(&mut self.best_left[i], 0, 1, j);
+        relax(&mut self.best_right[i], 2, 3, j);
+        relax(&mut self.best_left[j], 0, 2, i);
+        relax(&mut self.best_right[j], 1, 3, i);
     }
+}
+
+/// Writes the statistics of a pair's four cells into `cells` (four of `s.len()` numbers),
+/// from the node's statistics `s`, the two features' `si` and `sj` and the pair's.
+fn fill_cells(cells: &mut [f64], s: &[f64], si: &[f64], sj: &[f64], pair: &[f64]) {
+    let len = s.len();
+    for c in 0..len {
+        cells[c] = s[c] - si[c] - sj[c] + pair[c];
+        cells[len + c] = sj[c] - pair[c];
+        cells[2 * len + c] = si[c] - pair[c];
+        cells[3 * len + c] = pair[c];
+    }
+}
+
+/// The leaf costs of a pair's four cells, from the node's statistics `s`, the two features'
+/// `si` and `sj` and the pair's, all `N` long (known at compile time, so the cells stay in
+/// registers).
+#[inline(always)]
+fn four_costs<const N: usize, O: Objective>(
+    objective: &O,
+    s: &[f64],
+    si: &[f64],
+    sj: &[f64],
+    pair: &[f64],
+) -> [f64; 4] {
+    let (mut none, mut j_only, mut i_only, mut both) = ([0.0; N], [0.0; N], [0.0; N], [0.0; N]);
+    for c in 0..N {
+        none[c] = s[c] - si[c] - sj[c] + pair[c];
+        j_only[c] = sj[c] - pair[c];
+        i_only[c] = si[c] - pair[c];
+        both[c] = pair[c];
+    }
+    [
+        objective.leaf_cost(&none),
+        objective.leaf_cost(&j_only),
+        objective.leaf_cost(&i_only),
+        objective.leaf_cost(&both),
+    ]
 }
