@@ -13,7 +13,7 @@ use std::ops::{Add, Sub};
 
 /// A cost the engine can add, subtract and compare (within a rounding tolerance).
 pub trait Cost:
-    Copy + Debug + Default + PartialEq + Add<Output = Self> + Sub<Output = Self> + Send + 'static
+    Copy + Debug + Default + PartialEq + Add<Output = Self> + Sub<Output = Self> + Send + Sync + 'static
 {
     /// The cost of nothing.
     const ZERO: Self;

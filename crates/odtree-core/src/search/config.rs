@@ -235,6 +235,10 @@ pub struct SearchConfig {
     pub anytime: bool,
     /// Caps on the cache.
     pub memory: MemoryLimits,
+    /// Threads the proof may use (1: this thread only). The root's splits are shared out
+    /// among them; the tree is the one a single thread finds. A bounded cache, a Python
+    /// objective and the anytime rounds run on one thread.
+    pub n_jobs: usize,
 }
 
 impl Default for SearchConfig {
@@ -262,6 +266,7 @@ impl Default for SearchConfig {
             incumbent: true,
             anytime: true,
             memory: MemoryLimits::default(),
+            n_jobs: 1,
         }
     }
 }

@@ -44,7 +44,7 @@ impl<C: Copy> Outcome<C> {
 }
 
 /// Scratch space of one depth: the candidate features and their children's statistics.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Level {
     pub(crate) candidates: Vec<u32>,
     /// `positive[f * len..]`: statistics of the node's rows where feature f is 1.

@@ -20,6 +20,7 @@ mod bound_passes;
 mod incumbent;
 mod lickety;
 mod memory;
+mod parallel;
 mod root_bound;
 
 use super::{check_costs, proven_bound, Driver, Inputs, SearchOutcome};
@@ -55,6 +56,24 @@ struct Frame {
     best: Option<Decision>,
     /// Keys the cache had created when the node was entered.
     created: usize,
+}
+
+/// The node [`Engine::branch`] splits: its limits, statistics, rows and proven lower bound.
+#[derive(Clone, Copy)]
+struct Node<'s, C> {
+    limits: Limits,
+    stats: &'s [f64],
+    rows: u32,
+    bound: C,
+}
+
+/// What the splits of a node tried so far found: the bound the next must beat, the best
+/// tree, and the least bound of the splits that failed.
+#[derive(Clone, Copy, Debug)]
+struct Splits<C> {
+    ub: C,
+    best: Option<(C, Decision)>,
+    refined: C,
 }
 
 /// The exact driver for the objective `make` builds from the data and the weights, plus the
@@ -397,7 +416,8 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
     }
 
     /// Tries every candidate split of the current node and every division of its branching
-    /// nodes between the children (spec §5.2, MurTree Alg. 2).
+    /// nodes between the children (spec §5.2, MurTree Alg. 2); at the root of a proof with
+    /// several threads, on all of them (`parallel.rs`).
     #[allow(clippy::too_many_arguments)]
     fn branch(
         &mut self,
@@ -410,125 +430,34 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
         leaf: C,
         node_bound: C,
     ) -> Outcome<C> {
-        let len = stats.len();
-        let mut ub = ub_in;
-        let mut best: Option<(C, Decision)> = None;
-        if self.config.leaf_incumbent && self.below(leaf, ub) {
-            best = Some((leaf, Decision::Leaf));
-            ub = leaf;
+        let mut split = Splits {
+            ub: ub_in,
+            best: None,
+            refined: C::INFINITY,
+        };
+        if self.config.leaf_incumbent && self.below(leaf, split.ub) {
+            split.best = Some((leaf, Decision::Leaf));
+            split.ub = leaf;
         }
-        let mut refined = C::INFINITY;
-        level.negative.resize(len, 0.0);
-        let costly = self.objective.costly();
-        'features: for index in 0..level.candidates.len() {
-            // each split costs two leaves: with slow leaf costs, the clock is read first
-            if costly && self.budget.exhausted(true) {
-                break;
-            }
-            let f = level.candidates[index];
-            let frame = self.frame();
-            frame.feature = Some(f);
-            frame.position = index as u32;
-            let positive = &level.positive[f as usize * len..(f as usize + 1) * len];
-            let positive_rows = level.positive_rows[f as usize];
-            if self.statistics.additive() {
-                for c in 0..len {
-                    level.negative[c] = stats[c] - positive[c];
-                }
-            } else {
-                level.negative[..len]
-                    .copy_from_slice(&level.negatives[f as usize * len..(f as usize + 1) * len]);
-            }
-            let negative = &level.negative[..];
-            // a monotonicity constraint may divide the node's allowed predictions (its lane)
-            // between the children in more than one way: each is a split of its own
-            let (lanes, n_lanes) = self.lane_divisions(f, limits.lane);
-            for [left_lane, right_lane] in lanes.into_iter().take(n_lanes) {
-                let mut left = Child {
-                    item: item(f, false),
-                    stats: negative,
-                    rows: rows - positive_rows,
-                    leaf_cost: C::leaf(self.lane_leaf_cost(left_lane, negative)),
-                    limits,
-                };
-                let mut right = Child {
-                    item: item(f, true),
-                    stats: positive,
-                    rows: positive_rows,
-                    leaf_cost: C::leaf(self.lane_leaf_cost(right_lane, positive)),
-                    limits,
-                };
-                let right_first = match self.config.child_order {
-                    ChildOrder::LeftFirst => false,
-                    ChildOrder::LargerLeafCostFirst => !right.leaf_cost.below(left.leaf_cost, 0.0),
-                };
-                let split_lanes = (n_lanes > 1).then_some([left_lane as u8, right_lane as u8]);
-                for (left_limits, right_limits) in limits.divisions() {
-                    left.limits = left_limits.in_lane(left_lane);
-                    right.limits = right_limits.in_lane(right_lane);
-                    let (first, second) = if right_first {
-                        (right, left)
-                    } else {
-                        (left, right)
-                    };
-                    let (first_bound, second_bound) = if self.config.sibling_bound {
-                        (self.known_bound(&first), self.known_bound(&second))
-                    } else {
-                        (C::ZERO, C::ZERO)
-                    };
-                    if !self.below(first_bound + second_bound, ub) {
-                        refined = refined.min(first_bound + second_bound, self.tolerance);
-                        continue;
-                    }
-                    let (first_cost, first_size) = match self.child(&first, ub - second_bound) {
-                        Outcome::Solved(cost, size) if self.below(cost + second_bound, ub) => {
-                            (cost, size)
-                        }
-                        outcome => {
-                            refined = refined.min(outcome.bound() + second_bound, self.tolerance);
-                            if self.budget.stopped().is_some() {
-                                break 'features;
-                            }
-                            continue;
-                        }
-                    };
-                    match self.child(&second, ub - first_cost) {
-                        Outcome::Solved(cost, size) if self.below(first_cost + cost, ub) => {
-                            ub = first_cost + cost;
-                            let (left, right) = if right_first {
-                                (size, first_size)
-                            } else {
-                                (first_size, size)
-                            };
-                            let split = Decision::Split {
-                                feature: f,
-                                left,
-                                right,
-                                lanes: split_lanes,
-                            };
-                            best = Some((ub, split));
-                            self.frame().best = Some(split);
-                            // a better tree at the root of the search (not of a lookahead)
-                            if self.frames.len() == 1
-                                && limits == self.root_limits
-                                && self.proving()
-                            {
-                                self.note_progress(ub.objective());
-                            }
-                            if !self.below(node_bound, ub) {
-                                break 'features;
-                            }
-                        }
-                        outcome => {
-                            refined = refined.min(first_cost + outcome.bound(), self.tolerance)
-                        }
-                    }
-                    if self.budget.stopped().is_some() {
-                        break 'features;
-                    }
+        level.negative.resize(stats.len(), 0.0);
+        let node = Node {
+            limits,
+            stats,
+            rows,
+            bound: node_bound,
+        };
+        if self.runs_parallel(level) {
+            self.branch_parallel(level, &node, &mut split);
+        } else {
+            for index in 0..level.candidates.len() {
+                if self.try_split(level, index, &node, &mut split) {
+                    break;
                 }
             }
         }
+        let Splits {
+            mut best, refined, ..
+        } = split;
         if !self.config.leaf_incumbent {
             match best {
                 None if self.below(leaf, ub_in) => best = Some((leaf, Decision::Leaf)),
@@ -551,6 +480,137 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
                 Outcome::Infeasible(self.cache.known(id, limits).lower_bound)
             }
         }
+    }
+
+    /// Tries the split on candidate `index` of `level` (each division of the branching
+    /// nodes, each division of the node's lane), improving `split`. Returns whether the node
+    /// is done: the budget ran out, or a tree reached the node's lower bound.
+    fn try_split(
+        &mut self,
+        level: &mut Level,
+        index: usize,
+        node: &Node<'_, C>,
+        split: &mut Splits<C>,
+    ) -> bool {
+        let Node {
+            limits,
+            stats,
+            rows,
+            bound: node_bound,
+        } = *node;
+        let len = stats.len();
+        // each split costs two leaves: with slow leaf costs, the clock is read first
+        if self.objective.costly() && self.budget.exhausted(true) {
+            return true;
+        }
+        let f = level.candidates[index];
+        let frame = self.frame();
+        frame.feature = Some(f);
+        frame.position = index as u32;
+        let positive = &level.positive[f as usize * len..(f as usize + 1) * len];
+        let positive_rows = level.positive_rows[f as usize];
+        if self.statistics.additive() {
+            for c in 0..len {
+                level.negative[c] = stats[c] - positive[c];
+            }
+        } else {
+            level.negative[..len]
+                .copy_from_slice(&level.negatives[f as usize * len..(f as usize + 1) * len]);
+        }
+        let negative = &level.negative[..];
+        // a monotonicity constraint may divide the node's allowed predictions (its lane)
+        // between the children in more than one way: each is a split of its own
+        let (lanes, n_lanes) = self.lane_divisions(f, limits.lane);
+        for [left_lane, right_lane] in lanes.into_iter().take(n_lanes) {
+            let mut left = Child {
+                item: item(f, false),
+                stats: negative,
+                rows: rows - positive_rows,
+                leaf_cost: C::leaf(self.lane_leaf_cost(left_lane, negative)),
+                limits,
+            };
+            let mut right = Child {
+                item: item(f, true),
+                stats: positive,
+                rows: positive_rows,
+                leaf_cost: C::leaf(self.lane_leaf_cost(right_lane, positive)),
+                limits,
+            };
+            let right_first = match self.config.child_order {
+                ChildOrder::LeftFirst => false,
+                ChildOrder::LargerLeafCostFirst => !right.leaf_cost.below(left.leaf_cost, 0.0),
+            };
+            let split_lanes = (n_lanes > 1).then_some([left_lane as u8, right_lane as u8]);
+            for (left_limits, right_limits) in limits.divisions() {
+                let ub = split.ub;
+                left.limits = left_limits.in_lane(left_lane);
+                right.limits = right_limits.in_lane(right_lane);
+                let (first, second) = if right_first {
+                    (right, left)
+                } else {
+                    (left, right)
+                };
+                let (first_bound, second_bound) = if self.config.sibling_bound {
+                    (self.known_bound(&first), self.known_bound(&second))
+                } else {
+                    (C::ZERO, C::ZERO)
+                };
+                if !self.below(first_bound + second_bound, ub) {
+                    split.refined = split
+                        .refined
+                        .min(first_bound + second_bound, self.tolerance);
+                    continue;
+                }
+                let (first_cost, first_size) = match self.child(&first, ub - second_bound) {
+                    Outcome::Solved(cost, size) if self.below(cost + second_bound, ub) => {
+                        (cost, size)
+                    }
+                    outcome => {
+                        split.refined = split
+                            .refined
+                            .min(outcome.bound() + second_bound, self.tolerance);
+                        if self.budget.stopped().is_some() {
+                            return true;
+                        }
+                        continue;
+                    }
+                };
+                match self.child(&second, ub - first_cost) {
+                    Outcome::Solved(cost, size) if self.below(first_cost + cost, ub) => {
+                        split.ub = first_cost + cost;
+                        let (left, right) = if right_first {
+                            (size, first_size)
+                        } else {
+                            (first_size, size)
+                        };
+                        let decision = Decision::Split {
+                            feature: f,
+                            left,
+                            right,
+                            lanes: split_lanes,
+                        };
+                        split.best = Some((split.ub, decision));
+                        self.frame().best = Some(decision);
+                        // a better tree at the root of the search (not of a lookahead)
+                        if self.frames.len() == 1 && limits == self.root_limits && self.proving() {
+                            self.note_progress(split.ub.objective());
+                        }
+                        if !self.below(node_bound, split.ub) {
+                            return true;
+                        }
+                    }
+                    outcome => {
+                        split.refined = split
+                            .refined
+                            .min(first_cost + outcome.bound(), self.tolerance)
+                    }
+                }
+                if self.budget.stopped().is_some() {
+                    return true;
+                }
+            }
+        }
+        false
     }
 
     /// Solves `child` of the current node, looking for a subtree cheaper than `ub`.

@@ -1,0 +1,228 @@
+//! The root's splits on several threads ([`SearchConfig::n_jobs`](crate::SearchConfig)).
+//!
+//! Each thread runs an engine of its own (its own cache and cursor) and takes the root's
+//! candidate splits one at a time, in branching order, from a shared counter. The threads
+//! share the cheapest tree found so far: each split is searched for trees no dearer than it
+//! (a margin of rounding noise included, so that a tie is found too). Afterwards the splits'
+//! results are read in branching order, as one thread would have found them, so the root
+//! keeps the same split whatever the number of threads; the winning split is then solved
+//! once more on this engine, whose cache the tree is extracted from.
+
+use super::{Engine, Frame, Node, Splits};
+use crate::budget::Stop;
+use crate::cache::KeyIndex;
+use crate::objective::Objective;
+use crate::search::kernel::Level;
+use crate::subproblem::{Cost, Decision};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// Reads a lock whose holder may have panicked (the values it guards stay valid).
+fn read<T>(lock: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    lock.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
+    /// Whether the splits of the node `level` holds are tried on several threads: at the
+    /// root of the data (where each thread's engine starts) and of a search (not of a
+    /// restricted round, nor below a lookahead's node), with an unbounded cache and an objective
+    /// that does not call back into Python.
+    pub(super) fn runs_parallel(&self, level: &Level) -> bool {
+        self.config.n_jobs > 1
+            && self.frames.len() == 1
+            && self.path.is_empty()
+            && self.width.is_none()
+            && !self.config.memory.is_bounded()
+            && !self.objective.costly()
+            && level.candidates.len() > 1
+    }
+
+    /// Tries the node's splits on `config.n_jobs` threads and improves `split` as trying
+    /// them in order on this thread would.
+    pub(super) fn branch_parallel(
+        &mut self,
+        level: &mut Level,
+        node: &Node<'_, C>,
+        split: &mut Splits<C>,
+    ) {
+        let n = level.candidates.len();
+        let start = *split;
+        let margin = C::leaf(3.0 * self.tolerance);
+        let cheapest = Mutex::new(start.ub);
+        let next = AtomicUsize::new(0);
+        let done = AtomicBool::new(false);
+        let found: Vec<Mutex<Option<Splits<C>>>> = (0..n).map(|_| Mutex::new(None)).collect();
+        let stop: Mutex<Option<Stop>> = Mutex::new(None);
+        let (data, weights, objective, config) =
+            (self.data, self.weights, self.objective, self.config);
+        let (tolerance, least_leaf) = (self.tolerance, self.cache.least_leaf());
+        let budget = self.budget.clone();
+        let shared = &*level;
+        std::thread::scope(|scope| {
+            for _ in 0..config.n_jobs.min(n) {
+                scope.spawn(|| {
+                    let mut worker =
+                        Engine::<I, O, C>::new(data, weights, objective, config, budget.clone());
+                    worker.tolerance = tolerance;
+                    if config.max_nodes.is_none() {
+                        worker.cache.set_least_leaf(least_leaf, tolerance);
+                    }
+                    let mut level = shared.clone();
+                    let id = worker.insert_current();
+                    let handle = worker.cache.handle(id);
+                    worker.frames.push(Frame {
+                        handle,
+                        limits: node.limits,
+                        depth: 0,
+                        feature: None,
+                        position: 0,
+                        best: None,
+                        created: 0,
+                    });
+                    loop {
+                        let index = next.fetch_add(1, Ordering::Relaxed);
+                        if index >= n || done.load(Ordering::Relaxed) {
+                            break;
+                        }
+                        let ub = start.ub.min(*read(&cheapest) + margin, 0.0);
+                        let mut mine = Splits {
+                            ub,
+                            best: None,
+                            refined: C::INFINITY,
+                        };
+                        worker.try_split(&mut level, index, node, &mut mine);
+                        if let Some((cost, _)) = mine.best {
+                            let mut cheapest = read(&cheapest);
+                            *cheapest = cheapest.min(cost, 0.0);
+                            if !worker.below(node.bound, cost) {
+                                done.store(true, Ordering::Relaxed);
+                            }
+                        }
+                        *read(&found[index]) = Some(mine);
+                        if let Some(reason) = worker.budget.stopped() {
+                            read(&stop).get_or_insert(reason);
+                            done.store(true, Ordering::Relaxed);
+                            break;
+                        }
+                    }
+                });
+            }
+        });
+        if let Some(reason) = *read(&stop) {
+            self.budget.stop(reason);
+        }
+        // the splits in branching order, as one thread finds them
+        for slot in &found {
+            let Some(mine) = read(slot).take() else {
+                continue;
+            };
+            split.refined = split.refined.min(mine.refined, self.tolerance);
+            if let Some((cost, decision)) = mine.best {
+                if self.below(cost, split.ub) {
+                    split.ub = cost;
+                    split.best = Some((cost, decision));
+                    if !self.below(node.bound, cost) {
+                        break;
+                    }
+                }
+            }
+        }
+        // the winner's subtrees, in this engine's cache
+        if let Some((cost, Decision::Split { feature, .. })) = split.best {
+            let index = (level.candidates.iter())
+                .position(|&f| f == feature)
+                .expect("the winner is a candidate");
+            let mut again = Splits {
+                ub: cost + margin,
+                best: None,
+                refined: C::INFINITY,
+            };
+            self.try_split(level, index, node, &mut again);
+            split.best = again.best;
+            if let Some((cost, _)) = again.best {
+                split.ub = cost;
+                if self.proving() && node.limits == self.root_limits {
+                    self.note_progress(cost.objective());
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::budget::Budget;
+    use crate::data::Dataset;
+    use crate::search::SearchConfig;
+    use crate::solver::{Solver, Status};
+    use crate::task::Task;
+    use proptest::prelude::*;
+
+    /// A problem: features (row-major), labels, targets, weights (`None`: unit weights).
+    type Problem = (Vec<u8>, Vec<u32>, Vec<f64>, Option<Vec<f64>>);
+
+    fn problems() -> impl Strategy<Value = Problem> {
+        (10usize..=120, 2usize..=9, any::<bool>()).prop_flat_map(
+            |(n_rows, n_features, weighted)| {
+                let weights = if weighted {
+                    prop::collection::vec(prop_oneof![Just(0.0), 0.5f64..3.0], n_rows)
+                        .prop_map(Some)
+                        .boxed()
+                } else {
+                    Just(None).boxed()
+                };
+                (
+                    prop::collection::vec(0u8..=1, n_rows * n_features),
+                    // few distinct targets and labels, so that ties between trees are common
+                    prop::collection::vec(0u32..3, n_rows),
+                    prop::collection::vec((0i32..4).prop_map(f64::from), n_rows),
+                    weights,
+                )
+            },
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+
+        /// With 1, 2 and 4 threads the search returns the same tree (not only the same
+        /// optimum), for class counts and squared error, under node limits, the leaf penalty
+        /// and the lexicographic order.
+        #[test]
+        fn threads_give_the_tree_of_one(
+            (x, y, targets, weights) in problems(),
+            depth in 1u32..=4,
+            max_nodes in prop_oneof![Just(None), (1u32..=6).prop_map(Some)],
+            leaf_penalty in prop_oneof![Just(0.0), Just(0.5)],
+            lexicographic in any::<bool>(),
+        ) {
+            let n_rows = y.len();
+            prop_assume!(weights.as_ref().is_none_or(|w| w.iter().any(|&w| w > 0.0)));
+            let data = Dataset::new(&x, n_rows, &y, 3).unwrap();
+            let solver = Solver::new(data);
+            for task in [Task::Misclassification, Task::SquaredError(targets.clone())] {
+                let solve = |n_jobs| {
+                    let config = SearchConfig {
+                        max_depth: depth,
+                        max_nodes,
+                        leaf_penalty,
+                        lexicographic,
+                        n_jobs,
+                        ..SearchConfig::default()
+                    };
+                    let solutions = solver
+                        .solve_task(task.clone(), &config, weights.as_deref(), Budget::default())
+                        .unwrap();
+                    assert_eq!(solutions[0].status, Status::Optimal);
+                    solutions.into_iter().next().unwrap()
+                };
+                let one = solve(1);
+                for n_jobs in [2, 4] {
+                    let many = solve(n_jobs);
+                    prop_assert_eq!(&many.tree, &one.tree, "{:?} with {} threads", task, n_jobs);
+                    prop_assert_eq!(many.objective, one.objective);
+                }
+            }
+        }
+    }
+}
