@@ -190,6 +190,7 @@ class Config:
         min_samples_split: int = 2,
         min_leaf_weight: float = 0.0,
         monotonic: Sequence[int] | None = None,
+        n_jobs: int = 1,
     ) -> Config: ...
 
 @final

@@ -22,7 +22,8 @@ impl PyConfig {
     /// Builds and checks the settings. `search` names the preset (`"murtree"` or `"dl85"`);
     /// `max_nodes` caps the branching nodes; `leaf_penalty` is in objective units;
     /// `min_leaf_weight` is the least weight of a leaf, in the weights' units; `monotonic`
-    /// holds one constraint (-1, 0 or 1) per input feature (see `SearchConfig::monotonic`).
+    /// holds one constraint (-1, 0 or 1) per input feature (see `SearchConfig::monotonic`);
+    /// `n_jobs` is the number of threads (see `SearchConfig::n_jobs`).
     #[new]
     #[pyo3(signature = (*, max_depth=3, min_samples_leaf=1, search="murtree",
                         upper_bound=f64::INFINITY, max_nodes=None, leaf_penalty=0.0,
@@ -30,7 +31,7 @@ impl PyConfig {
                         incremental_counting=None, similarity_bound=None, child_order=None,
                         memory_limit=None, max_cache_entries=None, wipe_strategy="reuses",
                         wipe_factor=0.1, time_limit=None, anytime=None, min_samples_split=2,
-                        min_leaf_weight=0.0, monotonic=None))]
+                        min_leaf_weight=0.0, monotonic=None, n_jobs=1))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         max_depth: u32,
@@ -55,6 +56,7 @@ impl PyConfig {
         min_samples_split: u32,
         min_leaf_weight: f64,
         monotonic: Option<Vec<i8>>,
+        n_jobs: usize,
     ) -> PyResult<Self> {
         let parsed = || -> odtree_core::Result<SearchConfig> {
             let preset = SearchConfig::preset(search)?;
@@ -75,6 +77,7 @@ impl PyConfig {
                 incremental_counting: incremental_counting.unwrap_or(preset.incremental_counting),
                 similarity_bound: similarity_bound.unwrap_or(preset.similarity_bound),
                 anytime: anytime.unwrap_or(preset.anytime),
+                n_jobs,
                 memory: MemoryLimits {
                     max_bytes: memory_limit,
                     max_entries: max_cache_entries,

@@ -202,7 +202,7 @@ class Solver:
               memory_limit=None, max_cache_entries=None, wipe_strategy=DEFAULTS["wipe_strategy"],
               wipe_factor=DEFAULTS["wipe_factor"], anytime=None, objective="misclassification",
               verbose=0, callback=None, min_samples_split=2, min_weight_leaf=0.0, monotonic=None,
-              **inputs):
+              n_jobs=None, **inputs):
         """The optimal tree for these weights, limits and objective.
 
         Parameters
@@ -232,6 +232,13 @@ anytime
             ``1``: at every split on the feature, each leaf below the right child (feature
             = 1) predicts a class no lower than each leaf below the left child; ``-1``: no
             higher; ``0``: none.
+        n_jobs : int or None, default=None
+            Threads of the search: the root's splits are shared out among them, and the tree
+            is the one a single thread finds (with real-valued weights, up to subtrees whose
+            costs differ by rounding noise alone). ``None`` means 1 unless a
+            :func:`joblib.parallel_config` context says otherwise; ``-1`` means all cores.
+            A memory limit, a Python objective and the anytime rounds run on one thread.
+            Each thread keeps its own store of subproblems today, so the speed-up is small.
         **inputs
             What the objective needs: ``cost_matrix``, ``targets``, ``quantile``,
             ``quantiles``, ``points``, or ``function`` (and ``labelled``) for a callback.
@@ -275,7 +282,8 @@ anytime
             wipe_factor=float(wipe_factor), time_limit=time_limit, anytime=anytime,
             min_samples_split=min(int(min_samples_split), self.n_samples + 1),
             min_leaf_weight=float(min_weight_leaf),
-            monotonic=None if monotonic is None else [int(sign) for sign in monotonic])
+            monotonic=None if monotonic is None else [int(sign) for sign in monotonic],
+            n_jobs=threads(n_jobs))
         for name in _ARRAY_INPUTS.intersection(inputs):
             inputs[name] = np.ascontiguousarray(inputs[name], dtype=np.float64)
         watcher = Watcher(verbose, callback)
@@ -295,6 +303,17 @@ anytime
     def __getstate__(self):
         raise TypeError("a Solver holds compiled bitsets and cannot be pickled; pickle the "
                         "fitted estimator or build the Solver again")
+
+
+def threads(n_jobs) -> int:
+    """The number of threads ``n_jobs`` means, scikit-learn's way: ``None`` is 1 unless a
+    joblib context sets it, negative values count back from the number of cores."""
+    from joblib import effective_n_jobs
+
+    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, Integral)
+                               or n_jobs == 0):
+        raise ValueError(f"n_jobs must be a non-zero integer or None, got {n_jobs!r}")
+    return max(1, int(effective_n_jobs(n_jobs)))
 
 
 def _check_count(name: str, value, least: int) -> None:

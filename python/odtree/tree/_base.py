@@ -67,6 +67,7 @@ SEARCH_CONSTRAINTS: dict = {
     "max_leaf_nodes": [Interval(Integral, 1, None, closed="left"), None],
     "ccp_alpha": [Interval(Real, 0, None, closed="left")],
     "anytime": ["boolean", None],
+    "n_jobs": [Integral, None],
     "verbose": ["verbose"],
     "callback": [callable, None],
     "lexicographic": ["boolean"],
@@ -424,6 +425,7 @@ class OptimalTreeBase(FittedTree, BaseEstimator):
             grid_limit = grid_budget(time_limit) if time_limit is None else min(
                 time_limit, grid_budget(time_limit))
         settings = {name: getattr(self, name) for name in self._SOLVE_SETTINGS}
+        settings["n_jobs"] = getattr(self, "n_jobs", None)  # clusterers have none
         settings["min_samples_leaf"] = resolved_min_samples_leaf(self.min_samples_leaf,
                                                                  len(weight))
         settings.update(constraint_settings(self, weight, self.n_features_in_,

@@ -183,6 +183,16 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
         first, for a proven ``lower_bound_`` early (at most 25 %). ``None`` keeps the
         preset's choice (on for ``"murtree"``, off for ``"dl85"``); the tree is optimal either
         way when the search ends.
+    n_jobs : int or None, default=None
+        Threads of the search: the root's splits are shared out among them, and the tree is
+        the one a single thread finds (with real-valued weights, up to subtrees whose costs
+        differ by rounding noise alone). ``None`` means 1 unless a
+        :func:`joblib.parallel_config` context says otherwise; ``-1`` means all cores. Inside
+        :class:`~sklearn.model_selection.GridSearchCV` or :class:`OptimalTreeCV` with their
+        own ``n_jobs``, leave it at ``None``: the folds already fill the cores. A memory
+        limit, a Python objective and the anytime rounds run on one thread. Each thread keeps
+        its own store of subproblems today, so threads redo part of each other's work: the
+        speed-up is small (``benchmarks/threads.py``).
     verbose : int, default=0
         With 1 or more, print the search's progress as it goes: each better tree's objective,
         the proven bound and the gap between them ("no bound yet" before one is proven),
@@ -294,8 +304,9 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
                  class_weight=None, cost_matrix=None, fast_error_function=None,
                  error_function=None,
                  anytime=None, verbose=0, callback=None, min_samples_split=2,
-                 min_weight_fraction_leaf=0.0, monotonic_cst=None):
+                 min_weight_fraction_leaf=0.0, monotonic_cst=None, n_jobs=None):
         self.max_depth = max_depth
+        self.n_jobs = n_jobs
         self.min_samples_split = min_samples_split
         self.min_weight_fraction_leaf = min_weight_fraction_leaf
         self.monotonic_cst = monotonic_cst

@@ -62,7 +62,7 @@ class OptimalTreeRegressor(RegressorMixin, OptimalTreeBase):
     max_leaf_nodes, ccp_alpha, lexicographic, search, cache, branching, depth2_solver, \
 incremental_counting, similarity_bound, child_order, memory_limit, max_cache_entries, \
 wipe_strategy, wipe_factor, thresholds, n_thresholds, missing, anytime, verbose, \
-callback
+callback, n_jobs
         As in :class:`OptimalTreeClassifier`; ``ccp_alpha`` adds ``ccp_alpha`` times the
         total training weight per leaf, which is scikit-learn's criterion for weighted mean
         impurities. ``thresholds="exact"`` (every threshold of the numeric columns) takes every
@@ -117,8 +117,9 @@ cache_peak_bytes_, n_wipes_
                  wipe_strategy=DEFAULTS["wipe_strategy"], wipe_factor=DEFAULTS["wipe_factor"],
                  thresholds="auto", n_thresholds=10, missing="error",
                  anytime=None, verbose=0, callback=None, min_samples_split=2,
-                 min_weight_fraction_leaf=0.0, monotonic_cst=None):
+                 min_weight_fraction_leaf=0.0, monotonic_cst=None, n_jobs=None):
         self.max_depth = max_depth
+        self.n_jobs = n_jobs
         self.min_samples_split = min_samples_split
         self.min_weight_fraction_leaf = min_weight_fraction_leaf
         self.monotonic_cst = monotonic_cst

@@ -13,7 +13,7 @@ use std::mem::size_of;
 const ENTRY_BYTES: usize = 64;
 
 /// Sorted paths in a `BTreeMap`; each id remembers its path, so that a wipe can read it.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct BTreeIndex {
     ids: BTreeMap<Vec<Item>, u32>,
     /// `paths[id]`: the path of a live id, `None` for a freed one.

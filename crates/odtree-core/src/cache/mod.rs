@@ -69,8 +69,8 @@ pub struct Key<'a> {
 }
 
 /// Maps keys to subproblem ids `0..slots()`; ids freed by `remove` are reused. (Sent with
-/// the cache a solver keeps between searches.)
-pub trait KeyIndex: Default + Send + 'static {
+/// the cache a solver keeps between searches, and cloned for the threads of a search.)
+pub trait KeyIndex: Clone + Default + Send + 'static {
     /// Whether the key is the rows (else the path).
     const BY_ROWS: bool;
     /// Whether ids form a tree ([`KeyIndex::parent`]): a key can only be removed after its

@@ -25,7 +25,7 @@ impl<C: Cost> Known<C> {
 }
 
 /// A cache: a key index and the budget entries of every subproblem.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Cache<I, C> {
     pub(super) index: I,
     /// First entry of each subproblem.

@@ -1,6 +1,7 @@
 //! The root's splits on several threads ([`SearchConfig::n_jobs`](crate::SearchConfig)).
 //!
-//! Each thread runs an engine of its own (its own cache and cursor) and takes the root's
+//! Each thread runs an engine of its own (its cursor, and a copy of this engine's cache as
+//! the first trees left it) and takes the root's
 //! candidate splits one at a time, in branching order, from a shared counter. The threads
 //! share the cheapest tree found so far: each split is searched for trees no dearer than it
 //! (a margin of rounding noise included, so that a tie is found too). Afterwards the splits'
@@ -55,18 +56,19 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
         let stop: Mutex<Option<Stop>> = Mutex::new(None);
         let (data, weights, objective, config) =
             (self.data, self.weights, self.objective, self.config);
-        let (tolerance, least_leaf) = (self.tolerance, self.cache.least_leaf());
+        let threads = config.n_jobs.min(n);
+        // each thread starts from what this engine's cache holds (the first trees' work)
+        let caches = Mutex::new(vec![self.cache.clone(); threads]);
+        let tolerance = self.tolerance;
         let budget = self.budget.clone();
         let shared = &*level;
         std::thread::scope(|scope| {
-            for _ in 0..config.n_jobs.min(n) {
+            for _ in 0..threads {
                 scope.spawn(|| {
                     let mut worker =
                         Engine::<I, O, C>::new(data, weights, objective, config, budget.clone());
                     worker.tolerance = tolerance;
-                    if config.max_nodes.is_none() {
-                        worker.cache.set_least_leaf(least_leaf, tolerance);
-                    }
+                    worker.cache = read(&caches).pop().expect("one cache per thread");
                     let mut level = shared.clone();
                     let id = worker.insert_current();
                     let handle = worker.cache.handle(id);

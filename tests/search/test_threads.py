@@ -1,0 +1,80 @@
+"""The search on several threads (``n_jobs``): the tree a single thread finds, the limits of
+the whole search, and scikit-learn's convention for ``n_jobs``."""
+
+import time
+
+import joblib
+import numpy as np
+import pytest
+from odtree import OptimalTreeClassifier, OptimalTreeRegressor, Solver
+from odtree.datasets import load_benchmark
+
+
+def _tree_arrays(model):
+    tree = model.tree_
+    return (tree.feature.tolist(), tree.children_left.tolist(), tree.value.ravel().tolist())
+
+
+@pytest.mark.parametrize("name,depth", [("anneal", 3), ("vote", 4), ("heart-cleveland", 3)])
+def test_threads_give_the_tree_of_one(name, depth):
+    X, y = load_benchmark(name)
+    one = OptimalTreeClassifier(max_depth=depth).fit(X, y)
+    for n_jobs in (2, 4, -1):
+        many = OptimalTreeClassifier(max_depth=depth, n_jobs=n_jobs).fit(X, y)
+        assert many.objective_ == one.objective_
+        assert _tree_arrays(many) == _tree_arrays(one)
+        assert many.status_ == "optimal"
+
+
+def test_threads_under_node_limits_penalty_and_weights():
+    X, y = load_benchmark("heart-cleveland")
+    weights = np.random.default_rng(0).integers(1, 4, len(y)).astype(float)
+    settings = dict(max_depth=3, max_leaf_nodes=5, ccp_alpha=0.002)
+    one = OptimalTreeClassifier(**settings).fit(X, y, sample_weight=weights)
+    many = OptimalTreeClassifier(**settings, n_jobs=4).fit(X, y, sample_weight=weights)
+    assert many.objective_ == one.objective_
+    assert _tree_arrays(many) == _tree_arrays(one)
+
+
+def test_threads_for_regression():
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 2, (300, 12))
+    y = X[:, 0] * 3.0 + X[:, 3] * X[:, 5] + rng.normal(0, 0.1, 300)
+    one = OptimalTreeRegressor(max_depth=3).fit(X, y)
+    many = OptimalTreeRegressor(max_depth=3, n_jobs=2).fit(X, y)
+    assert many.objective_ == pytest.approx(one.objective_, rel=1e-12)
+    assert _tree_arrays(many)[0] == _tree_arrays(one)[0]
+
+
+def test_a_joblib_context_sets_the_threads():
+    X, y = load_benchmark("vote")
+    solver = Solver(X, y)
+    with joblib.parallel_config(n_jobs=2):
+        inside = solver.solve(max_depth=3)
+    assert inside.objective == solver.solve(max_depth=3, n_jobs=1).objective
+
+
+@pytest.mark.parametrize("n_jobs", [0, 1.5, True, "2"])
+def test_bad_thread_counts_are_refused(n_jobs):
+    X, y = load_benchmark("vote")
+    with pytest.raises((ValueError, TypeError)):
+        Solver(X, y).solve(max_depth=2, n_jobs=n_jobs)
+    with pytest.raises((ValueError, TypeError)):
+        OptimalTreeClassifier(max_depth=2, n_jobs=n_jobs).fit(X, y)
+
+
+def test_the_time_limit_holds_for_every_thread():
+    X, y = load_benchmark("kr-vs-kp")
+    start = time.perf_counter()
+    model = OptimalTreeClassifier(max_depth=7, time_limit=1.0, n_jobs=-1).fit(X, y)
+    assert time.perf_counter() - start < 4.0
+    assert model.status_ == "time_limit"
+    assert model.objective_ >= model.lower_bound_
+
+
+def test_a_memory_limit_runs_on_one_thread_and_holds():
+    X, y = load_benchmark("anneal")
+    one = OptimalTreeClassifier(max_depth=4, max_cache_entries=3000).fit(X, y)
+    many = OptimalTreeClassifier(max_depth=4, max_cache_entries=3000, n_jobs=-1).fit(X, y)
+    assert many.objective_ == one.objective_
+    assert many.cache_peak_entries_ <= 3000
