@@ -9,6 +9,7 @@ pub(crate) mod depth2;
 mod evaluate;
 mod extract;
 pub(crate) mod order;
+pub(crate) mod shared;
 pub(crate) mod similarity;
 pub(crate) mod sums;
 
@@ -22,6 +23,7 @@ use crate::objective::{Leaf, Objective};
 use crate::stats::{Statistics, Weights};
 use crate::subproblem::{Cost, Decision, Limits};
 use depth2::Depth2;
+use shared::SharedStore;
 use similarity::SimilarityArchive;
 
 /// The result of solving one node under an upper bound.
@@ -108,6 +110,8 @@ pub(crate) struct Kernel<'a, I: KeyIndex, O: Objective, C: Cost> {
     pub(crate) width: Option<usize>,
     /// Whether a monotonicity constraint applies (lanes then restrict leaf predictions).
     pub(crate) monotonic: bool,
+    /// In a thread of a parallel search, the proven subtrees all its threads share.
+    pub(crate) shared: Option<&'a SharedStore<C>>,
 }
 
 impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
@@ -166,6 +170,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
             lanes: 1,
             width: None,
             monotonic: config.is_monotonic(),
+            shared: None,
         }
     }
 
@@ -367,7 +372,18 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
         let id = self.current(handle);
         let proven = self.proving();
         self.cache.store(id, limits, cost, decision, proven);
+        if proven {
+            self.share(limits, cost, decision);
+        }
         Outcome::Solved(cost, decision.size())
+    }
+
+    /// Posts the current node's proven tree within `limits` to the threads' shared store, in
+    /// a thread of a parallel search.
+    pub(crate) fn share(&self, limits: Limits, cost: C, decision: Decision) {
+        if let Some(shared) = self.shared {
+            shared.put(&self.path, limits, cost, decision);
+        }
     }
 
     /// The depth-2 solver's view of the search's settings.
@@ -432,6 +448,9 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
         let (cost, decision) = trees[limits.nodes as usize - 1];
         let proven = self.budget.stopped().is_none();
         self.cache.store(id, limits, cost, decision, proven);
+        if proven {
+            self.share(limits, cost, decision);
+        }
         Outcome::Solved(cost, decision.size())
     }
 

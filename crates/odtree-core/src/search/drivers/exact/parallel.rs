@@ -1,7 +1,8 @@
 //! The root's splits on several threads ([`SearchConfig::n_jobs`](crate::SearchConfig)).
 //!
 //! Each thread runs an engine of its own (its cursor, and a copy of this engine's cache as
-//! the first trees left it) and takes the root's
+//! the first trees left it), posts the subproblems it proves to a store all threads read
+//! (`kernel/shared.rs`), and takes the root's
 //! candidate splits one at a time, in branching order, from a shared counter. The threads
 //! share the cheapest tree found so far: each split is searched for trees no dearer than it
 //! (a margin of rounding noise included, so that a tie is found too). Afterwards the splits'
@@ -13,6 +14,7 @@ use super::{Engine, Frame, Node, Splits};
 use crate::budget::Stop;
 use crate::cache::KeyIndex;
 use crate::objective::Objective;
+use crate::search::kernel::shared::SharedStore;
 use crate::search::kernel::Level;
 use crate::subproblem::{Cost, Decision};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -61,6 +63,7 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
         let caches = Mutex::new(vec![self.cache.clone(); threads]);
         let tolerance = self.tolerance;
         let budget = self.budget.clone();
+        let store = SharedStore::new();
         let shared = &*level;
         std::thread::scope(|scope| {
             for _ in 0..threads {
@@ -68,6 +71,7 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
                     let mut worker =
                         Engine::<I, O, C>::new(data, weights, objective, config, budget.clone());
                     worker.tolerance = tolerance;
+                    worker.shared = Some(&store);
                     worker.cache = read(&caches).pop().expect("one cache per thread");
                     let mut level = shared.clone();
                     let id = worker.insert_current();
