@@ -54,7 +54,7 @@ def test_default_parameters():
         "class_weight": None, "cost_matrix": None,
         "fast_error_function": None, "error_function": None, "anytime": None, "verbose": 0,
         "callback": None, "min_samples_split": 2, "min_weight_fraction_leaf": 0.0,
-        "monotonic_cst": None,
+        "monotonic_cst": None, "n_jobs": None,
     }
     with pytest.raises(TypeError):
         OptimalTreeClassifier(3, 1, None, None, "dl85")  # search is keyword-only
