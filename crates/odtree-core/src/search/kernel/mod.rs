@@ -382,7 +382,16 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
     /// a thread of a parallel search.
     pub(crate) fn share(&self, limits: Limits, cost: C, decision: Decision) {
         if let Some(shared) = self.shared {
-            shared.put(&self.path, limits, cost, decision);
+            shared.solved(&self.path, limits, cost, decision);
+        }
+    }
+
+    /// Raises the lower bound of the current node within `limits` (subproblem `id`) to
+    /// `bound`, a proven one, in the cache and in the threads' shared store.
+    pub(crate) fn raise(&mut self, id: u32, limits: Limits, bound: C) {
+        self.cache.raise(id, limits, bound);
+        if let Some(shared) = self.shared {
+            shared.raise(&self.path, limits, bound);
         }
     }
 

@@ -1,6 +1,6 @@
-//! Proven subtrees shared by the threads of one search (`drivers/exact/parallel.rs`): each
-//! thread keeps its own cache, and also posts every subproblem it proves here, keyed by its
-//! path, where the other threads find it before solving it again.
+//! What the threads of one search prove, shared (`drivers/exact/parallel.rs`): each thread
+//! keeps its own cache, and also posts here, keyed by path, every subproblem it solves and
+//! every lower bound it proves, where the other threads find them before searching it again.
 
 use crate::data::Item;
 use crate::subproblem::{Cost, Decision, Limits};
@@ -8,13 +8,21 @@ use std::collections::HashMap;
 use std::hash::{BuildHasher, RandomState};
 use std::sync::Mutex;
 
-/// The proven optima of one path: (limits, cost, decision) for each limits proven.
-type Proven<C> = Vec<(Limits, C, Decision)>;
+/// What is proven of a subproblem within some limits: a lower bound of its cost, and its
+/// optimal tree once solved.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Proven<C> {
+    pub lower_bound: C,
+    pub solution: Option<(C, Decision)>,
+}
+
+/// What is proven of one path, per limits.
+type OfPath<C> = Vec<(Limits, Proven<C>)>;
 
 /// Proven subproblems by path, in shards locked one at a time.
 #[derive(Debug)]
 pub(crate) struct SharedStore<C> {
-    shards: Vec<Mutex<HashMap<Vec<Item>, Proven<C>>>>,
+    shards: Vec<Mutex<HashMap<Vec<Item>, OfPath<C>>>>,
     hasher: RandomState,
 }
 
@@ -30,7 +38,7 @@ impl<C: Cost> SharedStore<C> {
         }
     }
 
-    fn shard(&self, path: &[Item]) -> std::sync::MutexGuard<'_, HashMap<Vec<Item>, Proven<C>>> {
+    fn shard(&self, path: &[Item]) -> std::sync::MutexGuard<'_, HashMap<Vec<Item>, OfPath<C>>> {
         let at = self.hasher.hash_one(path) as usize % SHARDS;
         // a thread that panicked holding the lock leaves the entries valid
         self.shards[at]
@@ -38,21 +46,47 @@ impl<C: Cost> SharedStore<C> {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// The proven optimum of the subproblem at `path` within `limits`, if a thread posted it.
-    pub fn get(&self, path: &[Item], limits: Limits) -> Option<(C, Decision)> {
+    /// What a thread proved of the subproblem at `path` within `limits`, if any.
+    pub fn get(&self, path: &[Item], limits: Limits) -> Option<Proven<C>> {
         let shard = self.shard(path);
-        let proven = shard.get(path)?;
-        (proven.iter())
-            .find(|(at, ..)| *at == limits)
-            .map(|&(_, cost, decision)| (cost, decision))
+        (shard.get(path)?.iter())
+            .find(|(at, _)| *at == limits)
+            .map(|&(_, proven)| proven)
     }
 
-    /// Posts the proven optimum of the subproblem at `path` within `limits`.
-    pub fn put(&self, path: &[Item], limits: Limits, cost: C, decision: Decision) {
+    /// Applies `change` to what is proven of the subproblem at `path` within `limits`.
+    fn update(&self, path: &[Item], limits: Limits, change: impl FnOnce(&mut Proven<C>)) {
         let mut shard = self.shard(path);
-        let proven = shard.entry(path.to_vec()).or_default();
-        if !proven.iter().any(|(at, ..)| *at == limits) {
-            proven.push((limits, cost, decision));
-        }
+        let of_path = shard.entry(path.to_vec()).or_default();
+        let at = match of_path.iter().position(|(at, _)| *at == limits) {
+            Some(at) => at,
+            None => {
+                let nothing = Proven {
+                    lower_bound: C::ZERO,
+                    solution: None,
+                };
+                of_path.push((limits, nothing));
+                of_path.len() - 1
+            }
+        };
+        change(&mut of_path[at].1);
+    }
+
+    /// Posts the optimal tree of the subproblem at `path` within `limits` (the first posted
+    /// stays).
+    pub fn solved(&self, path: &[Item], limits: Limits, cost: C, decision: Decision) {
+        self.update(path, limits, |proven| {
+            if proven.solution.is_none() {
+                proven.solution = Some((cost, decision));
+                proven.lower_bound = proven.lower_bound.max(cost);
+            }
+        });
+    }
+
+    /// Posts a proven lower bound of the subproblem at `path` within `limits`.
+    pub fn raise(&self, path: &[Item], limits: Limits, bound: C) {
+        self.update(path, limits, |proven| {
+            proven.lower_bound = proven.lower_bound.max(bound);
+        });
     }
 }

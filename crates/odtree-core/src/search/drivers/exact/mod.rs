@@ -338,12 +338,16 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
         if let Some((cost, decision)) = known.proven(self.tolerance) {
             return Outcome::Solved(cost, decision.size());
         }
-        // another thread of a parallel search may have proven it
-        if let Some((cost, decision)) = self.shared.and_then(|s| s.get(&self.path, limits)) {
+        // another thread of a parallel search may have solved it, or bounded it
+        let shared = self.shared.and_then(|s| s.get(&self.path, limits));
+        if let Some((cost, decision)) = shared.and_then(|proven| proven.solution) {
             self.cache.store(id, limits, cost, decision, true);
             return Outcome::Solved(cost, decision.size());
         }
-        let known_bound = known.lower_bound.max(self.node_floor(leaf_cost));
+        let shared_bound = shared.map_or(C::ZERO, |proven| proven.lower_bound);
+        let known_bound = (known.lower_bound)
+            .max(self.node_floor(leaf_cost))
+            .max(shared_bound);
         let lower_bound = self.similarity_bound(id, limits, known_bound);
         if !self.below(lower_bound, ub) {
             return Outcome::Infeasible(lower_bound);
@@ -378,7 +382,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
         } else if !self.below(lower_bound, ub) {
             if self.proving() {
                 let id = self.current(handle);
-                self.cache.raise(id, limits, lower_bound);
+                self.raise(id, limits, lower_bound);
             }
             Outcome::Infeasible(lower_bound)
         } else {
@@ -481,7 +485,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
                     } else {
                         ub_in
                     };
-                    self.cache.raise(id, limits, proven);
+                    self.raise(id, limits, proven);
                 }
                 Outcome::Infeasible(self.cache.known(id, limits).lower_bound)
             }
