@@ -324,4 +324,5 @@ def backward_elimination(
     min_gain: float = 0.0,
     method: str = "psbe",
     time_limit: float | None = None,
+    n_jobs: int = 1,
 ) -> EliminationResult: ...

@@ -176,6 +176,18 @@ def test_psbe_selects_what_sbe_selects(X, y, cv):
                           .fit(psbe.transform(X), y).predict(psbe.transform(X)))
 
 
+@pytest.mark.parametrize("method", ["psbe", "sbe"])
+def test_threads_select_what_one_thread_selects(method):
+    X, y = load_breast_cancer(return_X_y=True)
+    one = DistinctTreeSelector(method=method, cv=3, random_state=0).fit(X, y)
+    for n_jobs in (2, 4, -1):
+        many = DistinctTreeSelector(method=method, cv=3, random_state=0, n_jobs=n_jobs).fit(X, y)
+        assert many.trace_ == one.trace_
+        assert many.n_trees_built_ == one.n_trees_built_
+        assert np.array_equal(many.estimator_.predict(many.transform(X)),
+                              one.estimator_.predict(one.transform(X)))
+
+
 def test_selector_time_limit_keeps_the_last_subset():
     X, y = load_breast_cancer(return_X_y=True)
     selector = DistinctTreeSelector(method="sbe", time_limit=0.0, random_state=0).fit(X, y)

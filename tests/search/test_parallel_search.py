@@ -72,9 +72,33 @@ def test_the_time_limit_holds_for_every_thread():
     assert model.objective_ >= model.lower_bound_
 
 
-def test_a_memory_limit_runs_on_one_thread_and_holds():
+@pytest.mark.parametrize("depth,limit", [(4, {"max_cache_entries": 1000}),
+                                         (5, {"memory_limit": "5MB"})])
+def test_threads_share_a_memory_limit_and_wipe_within_it(depth, limit):
     X, y = load_benchmark("anneal")
-    one = OptimalTreeClassifier(max_depth=4, max_cache_entries=3000).fit(X, y)
-    many = OptimalTreeClassifier(max_depth=4, max_cache_entries=3000, n_jobs=-1).fit(X, y)
+    one = OptimalTreeClassifier(max_depth=depth, **limit).fit(X, y)
+    many = OptimalTreeClassifier(max_depth=depth, n_jobs=2, **limit).fit(X, y)
+    assert many.status_ == one.status_ == "optimal"
     assert many.objective_ == one.objective_
-    assert many.cache_peak_entries_ <= 3000
+    assert _tree_arrays(many) == _tree_arrays(one)
+    assert many.n_wipes_ > 0
+    if "max_cache_entries" in limit:
+        assert many.cache_peak_entries_ <= 1000
+    else:
+        assert many.cache_peak_bytes_ <= 5 * 10**6
+
+
+def test_threads_in_the_other_estimators():
+    """The clusterer's search takes threads; a forest's pricing takes its estimator's."""
+    from odtree import LPBoostClassifier, OptimalTreeClusterer
+
+    X, y = load_benchmark("vote")
+    one = OptimalTreeClusterer(max_depth=3).fit(X)
+    many = OptimalTreeClusterer(max_depth=3, n_jobs=2).fit(X)
+    np.testing.assert_array_equal(many.labels_, one.labels_)
+    assert many.objective_ == pytest.approx(one.objective_, rel=1e-12)
+    forests = [LPBoostClassifier(max_depth=2, max_iterations=4,
+                                 estimator=OptimalTreeClassifier(n_jobs=n_jobs)).fit(X, y)
+               for n_jobs in (1, 2)]
+    np.testing.assert_allclose(forests[1].estimator_weights_, forests[0].estimator_weights_)
+    np.testing.assert_array_equal(forests[1].predict(X), forests[0].predict(X))

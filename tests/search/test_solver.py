@@ -65,8 +65,23 @@ def test_estimators_keep_their_solver_for_the_same_data(anneal):
     assert model._solver.solver is not kept
     copy = pickle.loads(pickle.dumps(model))  # the solver is left out
     np.testing.assert_array_equal(copy.predict(X), model.predict(X))
-    with pytest.raises(TypeError, match="cannot be pickled"):
-        pickle.dumps(kept)
+    assert len(pickle.dumps(copy)) < 8000
+
+
+def test_a_solver_pickles_as_its_data_one_bit_per_entry(anneal):
+    X, y = anneal
+    solver = Solver(X, y)
+    first = solver.solve(max_depth=3)
+    data = pickle.dumps(solver)
+    assert len(data) < X.size / 8 + 8 * len(y) + 2000  # the bits and the class codes
+    copy = pickle.loads(data)
+    np.testing.assert_array_equal(copy.classes_, solver.classes_)
+    assert (copy.n_samples, copy.n_features) == (solver.n_samples, solver.n_features)
+    again = copy.solve(max_depth=3)
+    assert again.objective == first.objective
+    np.testing.assert_array_equal(again.tree.feature, first.tree.feature)
+    assert again.cache["cache_kept_entries"] == 0  # the work stays behind
+    assert copy.solve(max_depth=3).cache["cache_kept_entries"] > 0  # and is kept anew
 
 
 def test_bad_input_is_refused():

@@ -60,6 +60,16 @@ def test_both_oracles_find_the_least_depth(seed):
     assert below is None and outcome == "unsat" and proved == least
 
 
+@pytest.mark.parametrize("seed", range(5))
+def test_the_engine_oracle_on_threads_finds_the_same_tree(seed):
+    X, labels = consistent_instance(seed)
+    one, outcome, proved = dp_min_depth(X, labels, X.shape[1], 10.0)
+    many, outcome_many, proved_many = dp_min_depth(X, labels, X.shape[1], 10.0, n_jobs=2)
+    assert (outcome_many, proved_many) == (outcome, proved)
+    for part in ("feature", "child0", "child1", "label"):
+        assert np.array_equal(getattr(many, part), getattr(one, part))
+
+
 def test_the_engine_oracle_spends_an_error_budget():
     X, labels = consistent_instance(3, n=16, k=4, n_classes=2)
     counts = np.ones(len(X))

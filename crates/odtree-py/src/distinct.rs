@@ -153,11 +153,12 @@ impl PyDistinctTreeSearch {
 /// Returns a dict: `trace_features` (the accepted subsets), `trace_errors` (their
 /// misclassified search rows, summed over the folds), `n_built` and `stopped` (`None`, or
 /// `"time_limit"` or `"interrupted"` when the limit or a Ctrl-C stopped it before it
-/// converged). The GIL is released while it runs.
+/// converged). Each round's candidates are tried on `n_jobs` threads. The GIL is released
+/// while it runs.
 #[pyfunction]
 #[pyo3(signature = (numeric, categorical, categorical_columns, labels, n_classes, folds, *,
                     criterion="gain_ratio", min_cases=2, max_depth=None, min_gain=0.0,
-                    method="psbe", time_limit=None))]
+                    method="psbe", time_limit=None, n_jobs=1))]
 #[allow(clippy::too_many_arguments)]
 pub fn backward_elimination<'py>(
     py: Python<'py>,
@@ -173,6 +174,7 @@ pub fn backward_elimination<'py>(
     min_gain: f64,
     method: &str,
     time_limit: Option<f64>,
+    n_jobs: usize,
 ) -> PyResult<Bound<'py, PyDict>> {
     let config = config_of(criterion, min_cases, max_depth, min_gain)?;
     let method = Elimination::from_name(method).map_err(to_py_err)?;
@@ -186,7 +188,15 @@ pub fn backward_elimination<'py>(
     let (selection, _) = run_interruptible(py, time_limit, move |mut budget| {
         let table = Table::new(columns, labels, n_classes)?;
         let features: Vec<usize> = (0..table.n_features()).collect();
-        eliminate(&table, &folds, config, &features, method, &mut budget)
+        eliminate(
+            &table,
+            &folds,
+            config,
+            &features,
+            method,
+            &mut budget,
+            n_jobs,
+        )
     })?;
     selection_to_dict(py, selection.map_err(to_py_err)?)
 }

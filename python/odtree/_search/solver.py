@@ -177,7 +177,8 @@ class Solver:
         """Whether each exact search keeps its proven subproblems for the next (see the
         class description); ``False`` frees what is kept. A solver an estimator builds for
         itself keeps nothing unless asked."""
-        self._core.keep_work(bool(on))
+        self._keep = bool(on)
+        self._core.keep_work(self._keep)
 
     @classmethod
     def _from_codes(cls, X_binary: np.ndarray, codes: np.ndarray, n_classes: int) -> Solver:
@@ -194,6 +195,8 @@ class Solver:
         codes = np.ascontiguousarray(codes, dtype=np.uint32)
         self.n_samples, self.n_features = X.shape
         self._core = _core.Solver(X, codes, n_classes)
+        # what pickling needs, one bit per entry (the core keeps only the distinct features)
+        self._rows, self._codes, self._keep = np.packbits(X, axis=1), codes, False
 
     def solve(self, sample_weight=None, *, max_depth=3, min_samples_leaf=1, time_limit=None,
               upper_bound=None, max_leaf_nodes=None, ccp_alpha=0.0, lexicographic=False,
@@ -237,8 +240,9 @@ anytime
             is the one a single thread finds (with real-valued weights, up to subtrees whose
             costs differ by rounding noise alone). ``None`` means 1 unless a
             :func:`joblib.parallel_config` context says otherwise; ``-1`` means all cores.
-            A memory limit, a Python objective and the anytime rounds run on one thread.
-            Each thread keeps its own store of subproblems today, so the speed-up is small.
+            Under a memory limit each thread gets a share of it. A Python objective, the
+            anytime rounds and the quantile, Pareto and continuous drivers run on one thread
+            (the guide says why).
         **inputs
             What the objective needs: ``cost_matrix``, ``targets``, ``quantile``,
             ``quantiles``, ``points``, or ``function`` (and ``labelled``) for a callback.
@@ -300,9 +304,19 @@ anytime
             watcher(seconds, objective_value, bound, final=True)
         return solutions if isinstance(result, list) else solutions[0]
 
-    def __getstate__(self):
-        raise TypeError("a Solver holds compiled bitsets and cannot be pickled; pickle the "
-                        "fitted estimator or build the Solver again")
+    def __getstate__(self) -> dict:
+        """The data the solver was built on, one bit per 0/1 entry: a pickled solver (sent to
+        a joblib or Dask worker, say) is as small as its data, and builds its bitsets again
+        when unpickled. The work it kept is left behind."""
+        return {"classes_": self.classes_, "n_features": self.n_features,
+                "rows": self._rows, "codes": self._codes,
+                "keep_work": self._keep}
+
+    def __setstate__(self, state: dict) -> None:
+        self.classes_ = state["classes_"]
+        X = np.unpackbits(state["rows"], axis=1, count=state["n_features"])
+        self._build(X, state["codes"], len(self.classes_))
+        self.keep_work(state["keep_work"])
 
 
 def threads(n_jobs) -> int:

@@ -18,6 +18,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._search.fitting import one_fit_at_a_time
 from .._search.interrupts import note_interrupt
+from .._search.solver import threads
 from .._utils.deadline import Deadline
 from .._utils.inputs import is_dataframe
 from ..tree._greedy import GreedyTreeClassifier, read_training_columns
@@ -71,6 +72,12 @@ class DistinctTreeSelector(SelectorMixin, BaseEstimator):
         growing when they run out).
         A Ctrl-C during the elimination stops it in the same way (a second one within 10 s
         raises ``KeyboardInterrupt``).
+    n_jobs : int or None, default=None
+        Threads that try a round's candidate columns side by side; the selection is the same
+        whatever their number. ``None`` means 1 unless a :func:`joblib.parallel_config`
+        context says otherwise; ``-1`` means all cores. Each candidate's trees take
+        milliseconds, far too little to send to other processes or machines, so the
+        elimination runs on threads of one process, not through joblib's backends.
 
     Attributes
     ----------
@@ -124,11 +131,12 @@ class DistinctTreeSelector(SelectorMixin, BaseEstimator):
         "cv": [Interval(Integral, 2, None, closed="left"), None],
         "random_state": ["random_state"],
         "time_limit": [Interval(Real, 0, None, closed="left"), None],
+        "n_jobs": [Integral, None],
     }
 
     def __init__(self, criterion="entropy", min_cases=2, max_depth=None, min_gain=0.0,
                  method="psbe", search_fraction=0.3, cv=None, random_state=None,
-                 time_limit=None):
+                 time_limit=None, n_jobs=None):
         self.criterion = criterion
         self.min_cases = min_cases
         self.max_depth = max_depth
@@ -138,6 +146,7 @@ class DistinctTreeSelector(SelectorMixin, BaseEstimator):
         self.cv = cv
         self.random_state = random_state
         self.time_limit = time_limit
+        self.n_jobs = n_jobs
 
     def _tree_params(self) -> dict:
         return {"criterion": self.criterion, "min_cases": self.min_cases,
@@ -199,7 +208,7 @@ class DistinctTreeSelector(SelectorMixin, BaseEstimator):
         folds = self._folds(data.labels)
         result = learners.backward_elimination(
             *data.core_args(), folds, **self._tree_params(), method=self.method,
-            time_limit=deadline.part(ELIMINATION_SHARE).left())
+            time_limit=deadline.part(ELIMINATION_SHARE).left(), n_jobs=threads(self.n_jobs))
         n_search = sum(len(search) for _, search in folds)
         subsets = [tuple(subset) for subset in result["trace_features"]]
         self.trace_ = [(subset, errors / n_search)

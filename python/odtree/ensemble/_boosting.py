@@ -377,7 +377,9 @@ class LPBoostClassifier(_OptimalBoosting):
         ``max_leaf_nodes``, ...) shape every tree; its ``max_depth``, ``min_samples_leaf``
         and ``time_limit`` are replaced by the forest's. It must keep the plain
         misclassification (no ``cost_matrix``, error function, ``upper_bound`` or
-        ``ccp_alpha``).
+        ``ccp_alpha``). Its ``n_jobs`` sets the threads of each pricing search: the column
+        generation prices one tree at a time, each from the master's last dual prices, so
+        there are no independent pricings to share out.
     form : {"thesis", "demiriz"}, default="thesis"
         The LP: the thesis's (eqs. 6.9-6.10, ``max rho - D sum xi`` with tree weights summing
         to 1) or Demiriz et al.'s (``min sum a + D sum xi`` with margins of at least 1).

@@ -35,6 +35,7 @@ _SETTINGS = {
     "pilot": ["boolean"],
     "n_thresholds": [Interval(Integral, 1, None, closed="left")],
     "random_state": ["random_state"],
+    "n_jobs": [Integral, None],
 }
 
 
@@ -42,7 +43,8 @@ _SETTINGS = {
                   **_SETTINGS}, prefer_skip_nested_validation=True)
 def improve_depth(model, X, y=None, *, oracle="both", time_limit=300.0, sat_timeout=60.0,
                   sample_limit="mid", encoding="hybrid", solver="glucose4", max_errors=0,
-                  pilot=True, n_thresholds=16, random_state=0) -> OptimalTreeClassifier:
+                  pilot=True, n_thresholds=16, random_state=0,
+                  n_jobs=None) -> OptimalTreeClassifier:
     """A tree of at most the depth of ``model`` that classifies every row of ``X`` as
     ``model`` does (or all but ``max_errors`` of them), by DT-SLIM's local improvements.
 
@@ -85,6 +87,10 @@ def improve_depth(model, X, y=None, *, oracle="both", time_limit=300.0, sat_time
         subtree may use.
     random_state : int, RandomState or None, default=0
         Seeds the support-set heuristic.
+    n_jobs : int or None, default=None
+        Threads of each call to the exact engine (as ``OptimalTreeClassifier``'s
+        ``n_jobs``). The local improvements themselves run one after another: each replaces
+        a subtree, which changes the rows, classes and error budget of the next.
 
     Returns
     -------
@@ -114,7 +120,7 @@ def improve_depth(model, X, y=None, *, oracle="both", time_limit=300.0, sat_time
     slimmer = Slimmer(SlimTree.from_tree(source.tree_, source.node_classes_), binary, codes,
                       len(source.classes_), oracle=oracle, sample_limit=limits,
                       sat_timeout=sat_timeout, encoding=encoding, solver=solver,
-                      max_errors=max_errors, pilot=pilot,
+                      max_errors=max_errors, pilot=pilot, n_jobs=n_jobs,
                       deadline=Deadline(time_limit, start=started),
                       rng=np.random.default_rng(random_state if isinstance(
                           random_state, Integral | None) else random_state.randint(2**31)))
@@ -205,7 +211,7 @@ class DepthImprover(ClassifierMixin, BaseEstimator):
         fitted, else cloned and fitted. ``None``: scikit-learn's CART grown until the
         training rows are classified (``random_state`` as below).
     oracle, time_limit, sat_timeout, sample_limit, encoding, solver, max_errors, pilot, \
-n_thresholds, random_state
+n_thresholds, random_state, n_jobs
         As in :func:`improve_depth`.
 
     Attributes
@@ -239,7 +245,7 @@ n_thresholds, random_state
 
     def __init__(self, estimator=None, *, oracle="both", time_limit=300.0, sat_timeout=60.0,
                  sample_limit="mid", encoding="hybrid", solver="glucose4", max_errors=0,
-                 pilot=True, n_thresholds=16, random_state=0):
+                 pilot=True, n_thresholds=16, random_state=0, n_jobs=None):
         self.estimator = estimator
         self.oracle = oracle
         self.time_limit = time_limit
@@ -251,6 +257,7 @@ n_thresholds, random_state
         self.pilot = pilot
         self.n_thresholds = n_thresholds
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     @one_fit_at_a_time
     def fit(self, X, y):

@@ -84,11 +84,13 @@ class Slimmer:
 
     def __init__(self, tree: SlimTree, X: np.ndarray, labels: np.ndarray, n_classes: int, *,
                  oracle: str, sample_limit: list, sat_timeout: float, encoding: str,
-                 solver: str, max_errors: int, pilot: bool, deadline: Deadline, rng):
+                 solver: str, max_errors: int, pilot: bool, deadline: Deadline, rng,
+                 n_jobs: int | None = None):
         self.tree, self.X, self.labels, self.n_classes = tree, X, labels, n_classes
         self.oracle, self.limits, self.sat_timeout = oracle, sample_limit, sat_timeout
         self.encoding, self.solver, self.budget = encoding, solver, max_errors
         self.deadline, self.rng, self.pilot = deadline, rng, pilot
+        self.n_jobs = n_jobs
         #: Every whole tree of lower depth was proved to misclassify too many rows.
         self.least_depth = 0
         self.log: list[Attempt] = []
@@ -172,7 +174,8 @@ class Slimmer:
         if local.depth < 1 or (call is not None and call <= 0):
             return
         found, outcome, least = dp_min_depth(local.X, local.labels, local.depth - 1, call,
-                                             counts=local.counts, errors=self.budget)
+                                             counts=local.counts, errors=self.budget,
+                                             n_jobs=self.n_jobs)
         self.least_depth = least
         self.log.append(Attempt(time.monotonic() - self.started, local.depth,
                                 local.depth if found is None else found.depth(), len(local.X),
@@ -290,7 +293,8 @@ class Slimmer:
                                                time_limit=call)
             else:
                 tree, outcome, _ = dp_min_depth(local.X, local.labels, target, call,
-                                                counts=local.counts, errors=self.budget)
+                                                counts=local.counts, errors=self.budget,
+                                                n_jobs=self.n_jobs)
             after = tree.depth() if tree is not None else local.depth
             self.log.append(Attempt(time.monotonic() - self.started, local.depth, after,
                                     len(local.X), len(local.features), oracle, outcome))
@@ -357,10 +361,12 @@ class DepthSearch(NamedTuple):
     least: int
 
 
-def dp_min_depth(X, labels, target, time_limit, *, counts=None, errors=0) -> DepthSearch:
+def dp_min_depth(X, labels, target, time_limit, *, counts=None, errors=0,
+                 n_jobs=None) -> DepthSearch:
     """The exact engine as an oracle: the lowest depth, at most ``target``, at which a
     tree misclassifies at most ``errors`` rows of ``(X, labels)`` (row ``i`` standing for
-    ``counts[i]`` rows), within ``time_limit`` seconds (None: no limit).
+    ``counts[i]`` rows), within ``time_limit`` seconds (None: no limit), each search on
+    ``n_jobs`` threads.
 
     An upper bound of ``errors + 1`` on the error makes each depth a feasibility question.
     The depths are first tried upwards from 1, each with ``ASCENT_SHARE`` of the time left,
@@ -389,7 +395,7 @@ def dp_min_depth(X, labels, target, time_limit, *, counts=None, errors=0) -> Dep
         left = deadline.left()
         limit = None if left is None else left * share
         solution = solver.solve(counts, max_depth=depth, upper_bound=errors + 1.0,
-                                time_limit=limit, anytime=False)
+                                time_limit=limit, anytime=False, n_jobs=n_jobs)
         if solution.status == "interrupted":
             return None, "interrupted"
         if solution.objective < errors + 1 and solution.status != "infeasible":

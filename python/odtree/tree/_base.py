@@ -393,7 +393,7 @@ class OptimalTreeBase(FittedTree, BaseEstimator):
     _SOLVE_SETTINGS = ("max_depth", "min_samples_leaf", "lexicographic", "search", "cache",
                        "branching", "depth2_solver", "incremental_counting", "similarity_bound",
                        "child_order", "memory_limit", "max_cache_entries", "wipe_strategy",
-                       "wipe_factor", "ccp_alpha", "anytime")
+                       "wipe_factor", "ccp_alpha", "anytime", "n_jobs")
 
     def _fit_tree(self, binary_X, labels, n_classes, weight, *, max_leaf_nodes=None,
                   **objective):
@@ -425,7 +425,6 @@ class OptimalTreeBase(FittedTree, BaseEstimator):
             grid_limit = grid_budget(time_limit) if time_limit is None else min(
                 time_limit, grid_budget(time_limit))
         settings = {name: getattr(self, name) for name in self._SOLVE_SETTINGS}
-        settings["n_jobs"] = getattr(self, "n_jobs", None)  # clusterers have none
         settings["min_samples_leaf"] = resolved_min_samples_leaf(self.min_samples_leaf,
                                                                  len(weight))
         settings.update(constraint_settings(self, weight, self.n_features_in_,

@@ -189,10 +189,10 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
         differ by rounding noise alone). ``None`` means 1 unless a
         :func:`joblib.parallel_config` context says otherwise; ``-1`` means all cores. Inside
         :class:`~sklearn.model_selection.GridSearchCV` or :class:`OptimalTreeCV` with their
-        own ``n_jobs``, leave it at ``None``: the folds already fill the cores. A memory
-        limit, a Python objective and the anytime rounds run on one thread. Each thread keeps
-        its own store of subproblems today, so threads redo part of each other's work: the
-        speed-up is small (``benchmarks/threads.py``).
+        own ``n_jobs``, leave it at ``None``: the folds already fill the cores. Under a
+        memory limit each thread gets a share of it. A Python objective, the anytime rounds
+        and the quantile, Pareto and exact-threshold searches run on one thread (the guide
+        says why). Speed-ups are in ``benchmarks/RESULTS.md`` (``benchmarks/threads.py``).
     verbose : int, default=0
         With 1 or more, print the search's progress as it goes: each better tree's objective,
         the proven bound and the gap between them ("no bound yet" before one is proven),

@@ -23,8 +23,8 @@ class _NoLabels(OptimalTreeBase):
     def _fit_unlabelled(self, X, sample_weight, objective_of) -> tuple:
         """Validates and binarizes X, then searches with the objective arguments that
         ``objective_of(X, kept_positions)`` gives. Returns the 0/1 matrix of the kept rows,
-        their positions in X, and X as checked (dense). The tree's node impurities are the
-        core's node losses."""
+        their positions in X, X as checked (dense) and their weights. The tree's node
+        impurities are the core's node losses."""
         X, _ = self._validate_training_data(X, None, supervised=False)
         weight = self._checked_weight(sample_weight, X.shape[0])
         kept = np.flatnonzero(weight > 0)
@@ -32,8 +32,7 @@ class _NoLabels(OptimalTreeBase):
         solution = self._fit_tree(binary_X, np.zeros(len(kept), dtype=np.uint32), 1, weight,
                                   **objective_of(X, kept))
         self.tree_.impurity = solution.node_losses
-        self._weight = weight[kept]
-        return binary_X, kept, X
+        return binary_X, kept, X, weight[kept]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -67,7 +66,7 @@ class OptimalTreeClusterer(ClusterMixin, _NoLabels):
     max_leaf_nodes, ccp_alpha, lexicographic, search, cache, branching, depth2_solver, \
 incremental_counting, similarity_bound, child_order, memory_limit, max_cache_entries, \
 wipe_strategy, wipe_factor, thresholds, n_thresholds, missing, anytime, verbose, \
-callback
+callback, n_jobs
         As in :class:`OptimalTreeClassifier`; the exact search over every threshold does
         not take these objectives, so ``"auto"`` is the quantile grid and ``"exact"``
         raises ValueError.
@@ -117,9 +116,10 @@ callback
                  max_cache_entries=None, wipe_strategy=DEFAULTS["wipe_strategy"],
                  wipe_factor=DEFAULTS["wipe_factor"],
                  thresholds="auto", n_thresholds=10, missing="error",
-                 anytime=None, verbose=0, callback=None):
+                 anytime=None, verbose=0, callback=None, n_jobs=None):
         self.max_depth = max_depth
         self.anytime = anytime
+        self.n_jobs = n_jobs
         self.verbose = verbose
         self.callback = callback
         self.n_clusters = n_clusters
@@ -178,7 +178,7 @@ default=None
         def points_of(X):
             return _points(X) if X_error is None else X_error
 
-        binary_X, kept, X = self._fit_unlabelled(X, sample_weight, lambda X, kept: {
+        binary_X, kept, X, weight = self._fit_unlabelled(X, sample_weight, lambda X, kept: {
             "objective": "centroid", "points": np.ascontiguousarray(points_of(X)[kept]),
             "max_leaf_nodes": min(leaf_caps) if leaf_caps else None})
         points = points_of(X)[kept]
@@ -187,7 +187,7 @@ default=None
         self._cluster_of[leaves] = np.arange(len(leaves))
         rows = rows_per_node(self.tree_, binary_X)
         self.cluster_centers_ = np.array([
-            np.average(points[rows[leaf]], axis=0, weights=self._weight[rows[leaf]])
+            np.average(points[rows[leaf]], axis=0, weights=weight[rows[leaf]])
             for leaf in leaves])
         labels = np.full(X.shape[0], -1, dtype=np.int64)
         labels[kept] = self._cluster_of[self.tree_.apply(binary_X)]
@@ -299,7 +299,7 @@ class OptimalTreePredictor(_NoLabels):
     max_leaf_nodes, ccp_alpha, lexicographic, search, cache, branching, depth2_solver, \
 incremental_counting, similarity_bound, child_order, memory_limit, max_cache_entries, \
 wipe_strategy, wipe_factor, thresholds, n_thresholds, missing, anytime, verbose, \
-callback
+callback, n_jobs
         As in :class:`OptimalTreeClassifier`; the exact search over every threshold does
         not take these objectives, so ``"auto"`` is the quantile grid and ``"exact"``
         raises ValueError.
@@ -344,9 +344,10 @@ callback
                  max_cache_entries=None, wipe_strategy=DEFAULTS["wipe_strategy"],
                  wipe_factor=DEFAULTS["wipe_factor"],
                  thresholds="auto", n_thresholds=10, missing="error",
-                 anytime=None, verbose=0, callback=None):
+                 anytime=None, verbose=0, callback=None, n_jobs=None):
         self.max_depth = max_depth
         self.anytime = anytime
+        self.n_jobs = n_jobs
         self.verbose = verbose
         self.callback = callback
         self.min_samples_leaf = min_samples_leaf
@@ -404,7 +405,7 @@ callback
                 return {"objective": "error_function", "labelled": False,
                         "function": lambda rows: user(kept[rows])}
 
-            binary_X, kept, _ = self._fit_unlabelled(X, sample_weight, objective_of)
+            binary_X, kept, *_ = self._fit_unlabelled(X, sample_weight, objective_of)
         rows = rows_per_node(self.tree_, binary_X)
         leaves = np.flatnonzero(self.tree_.is_leaf_mask())
         value = self.leaf_value_function

@@ -187,6 +187,18 @@ impl<I: KeyIndex, C: Cost> Cache<I, C> {
         self.index.removable(id) && self.index.path(id, path)
     }
 
+    /// Counts in this cache's figures its copies that searched beside it, with `copies` their
+    /// figures at the end: their keys and bytes held at once on top of this cache's, and
+    /// their wipes and keys created since they were copied.
+    pub fn count_copies(&mut self, copies: &[CacheStats]) {
+        let at_copy = self.stats;
+        let sum = |figure: fn(&CacheStats) -> usize| copies.iter().map(figure).sum::<usize>();
+        self.stats.peak_bytes = (at_copy.peak_bytes).max(self.bytes() + sum(|c| c.peak_bytes));
+        self.stats.peak_keys = (at_copy.peak_keys).max(self.len() + sum(|c| c.peak_keys));
+        self.stats.wipes += sum(|c| c.wipes) - copies.len() * at_copy.wipes;
+        self.stats.created += sum(|c| c.created) - copies.len() * at_copy.created;
+    }
+
     fn note_bytes(&mut self) {
         self.stats.peak_bytes = self.stats.peak_bytes.max(self.bytes());
     }

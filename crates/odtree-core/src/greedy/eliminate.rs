@@ -7,6 +7,8 @@ use super::table::Table;
 use super::tree::GreedyTree;
 use crate::budget::{Budget, Stop};
 use crate::error::{OdtError, Result};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 /// Which features a round of backward elimination tries to remove.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -76,11 +78,20 @@ struct Scorer {
     search: Vec<usize>,
 }
 
+/// The trees of every fold without one candidate feature.
+struct Removal {
+    removed: usize,
+    trees: Vec<GreedyTree>,
+    errors: usize,
+    built: usize,
+}
+
 /// Backward elimination from `features` on `table`: each round tries removing each candidate
 /// feature (ascending index) and accepts the removal of strictly fewest misclassified search
 /// rows, the first on ties, if it is fewer than the current subset's; it stops otherwise.
 /// When `budget` runs out it stops before the next candidate and keeps the last accepted
-/// subset.
+/// subset. A round's candidates are tried on `n_jobs` threads; the result is the same
+/// whatever their number.
 /// On a weighted table, the trees are grown on the weighted building rows, but the errors
 /// count search rows, whatever their weights.
 pub fn backward_elimination(
@@ -90,6 +101,7 @@ pub fn backward_elimination(
     features: &[usize],
     method: Elimination,
     budget: &mut Budget,
+    n_jobs: usize,
 ) -> Result<Selection> {
     if folds.is_empty() {
         return Err(OdtError::InvalidParameter(
@@ -164,40 +176,51 @@ pub fn backward_elimination(
                 used
             }
         };
-        let mut best: Option<(usize, usize, Vec<GreedyTree>)> = None;
-        for &removed in &candidates {
-            if let Some(stop) = budget.check_now() {
-                return Ok(Selection {
-                    trace,
-                    n_built,
-                    stopped: Some(stop),
-                });
-            }
+        let removal = |removed: usize| -> Result<Removal> {
             let allowed: Vec<usize> = subset.iter().copied().filter(|&f| f != removed).collect();
+            let mut built = 0;
             let mut without = Vec::with_capacity(trees.len());
             for (learner, tree) in learners.iter().zip(&trees) {
                 without.push(match method {
                     Elimination::BlackBox => {
-                        n_built += 1;
+                        built += 1;
                         learner.build(&allowed)?
                     }
                     Elimination::Pruned if tree.used_features().contains(&removed) => {
-                        n_built += 1;
+                        built += 1;
                         learner.build_without(tree, &allowed, removed)?
                     }
                     Elimination::Pruned => tree.clone(),
                 });
             }
-            let candidate_errors = errors_of(&without);
-            if best.as_ref().is_none_or(|(_, e, _)| candidate_errors < *e) {
-                best = Some((removed, candidate_errors, without));
+            Ok(Removal {
+                removed,
+                errors: errors_of(&without),
+                trees: without,
+                built,
+            })
+        };
+        let (removals, stopped) = each_candidate(&candidates, n_jobs, budget, removal);
+        let mut best: Option<Removal> = None;
+        for removal in removals.into_iter().flatten() {
+            let removal = removal?;
+            n_built += removal.built;
+            if best.as_ref().is_none_or(|b| removal.errors < b.errors) {
+                best = Some(removal);
             }
         }
+        if stopped.is_some() {
+            return Ok(Selection {
+                trace,
+                n_built,
+                stopped,
+            });
+        }
         match best {
-            Some((removed, best_errors, best_trees)) if best_errors < errors => {
-                subset.retain(|&f| f != removed);
-                trees = best_trees;
-                errors = best_errors;
+            Some(best) if best.errors < errors => {
+                subset.retain(|&f| f != best.removed);
+                trees = best.trees;
+                errors = best.errors;
                 trace.push((subset.clone(), errors));
             }
             _ => {
@@ -209,4 +232,46 @@ pub fn backward_elimination(
             }
         }
     }
+}
+
+/// `attempt(candidate)` for each of `candidates`, in their order, on `n_jobs` threads that take
+/// them one at a time from a shared counter. The budget is read before each candidate; once it
+/// has run out, the candidates not begun are `None` and the reason is returned too.
+fn each_candidate<T: Send>(
+    candidates: &[usize],
+    n_jobs: usize,
+    budget: &mut Budget,
+    attempt: impl Fn(usize) -> T + Sync,
+) -> (Vec<Option<T>>, Option<Stop>) {
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<T>>> = candidates.iter().map(|_| Mutex::new(None)).collect();
+    let stop = Mutex::new(None);
+    let (next_ref, slots_ref, stop_ref, attempt) = (&next, &slots, &stop, &attempt);
+    std::thread::scope(|scope| {
+        for _ in 0..n_jobs.clamp(1, candidates.len().max(1)) {
+            let mut budget = budget.clone();
+            scope.spawn(move || loop {
+                let i = next_ref.fetch_add(1, Ordering::Relaxed);
+                if i >= candidates.len() {
+                    break;
+                }
+                if let Some(reason) = budget.check_now() {
+                    let mut stop = stop_ref.lock().unwrap_or_else(PoisonError::into_inner);
+                    stop.get_or_insert(reason);
+                    break;
+                }
+                let outcome = attempt(candidates[i]);
+                *slots_ref[i].lock().unwrap_or_else(PoisonError::into_inner) = Some(outcome);
+            });
+        }
+    });
+    let stop = stop.into_inner().unwrap_or_else(PoisonError::into_inner);
+    if let Some(reason) = stop {
+        budget.stop(reason);
+    }
+    let outcomes = slots
+        .into_iter()
+        .map(|slot| slot.into_inner().unwrap_or_else(PoisonError::into_inner))
+        .collect();
+    (outcomes, stop)
 }

@@ -368,10 +368,15 @@ proptest! {
         let folds = [Fold { building, search }];
         let config = GreedyConfig { criterion, min_cases, ..GreedyConfig::default() };
         let all: Vec<usize> = (0..table.n_features()).collect();
-        let run = |method| backward_elimination(&table, &folds, config, &all, method, &mut Budget::default())
-            .unwrap();
-        let (pruned, black_box) = (run(Elimination::Pruned), run(Elimination::BlackBox));
+        let run = |method, n_jobs| {
+            backward_elimination(&table, &folds, config, &all, method, &mut Budget::default(), n_jobs)
+                .unwrap()
+        };
+        let (pruned, black_box) = (run(Elimination::Pruned, 1), run(Elimination::BlackBox, 1));
         prop_assert_eq!(&pruned.trace, &black_box.trace);
+        // the candidates on several threads: the same rounds, the same trees built
+        prop_assert_eq!(&run(Elimination::Pruned, 3), &pruned);
+        prop_assert_eq!(&run(Elimination::BlackBox, 2), &black_box);
         prop_assert!(pruned.n_built <= black_box.n_built);
         prop_assert_eq!(pruned.stopped, None);
     }
@@ -426,6 +431,7 @@ fn an_interrupted_elimination_keeps_the_subset_it_had() {
         &all,
         Elimination::Pruned,
         &mut budget,
+        2,
     )
     .unwrap();
     assert_eq!(selection.stopped, Some(Stop::Interrupted));

@@ -9,6 +9,11 @@
 //! results are read in branching order, as one thread would have found them, so the root
 //! keeps the same split whatever the number of threads; the winning split is then solved
 //! once more on this engine, whose cache the tree is extracted from.
+//!
+//! Under a memory limit, each thread's cache gets an equal share of what this engine's does
+//! not hold, and wipes within it as one thread's would; the threads then share no store (it
+//! would grow outside the limit). A share too small for a thread's start, or a thread that
+//! runs out of it, sends the node back to one thread.
 
 use super::{Engine, Frame, Node, Splits};
 use crate::budget::Stop;
@@ -16,6 +21,7 @@ use crate::cache::KeyIndex;
 use crate::objective::Objective;
 use crate::search::kernel::shared::SharedStore;
 use crate::search::kernel::Level;
+use crate::search::{MemoryLimits, SearchConfig};
 use crate::subproblem::{Cost, Decision};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -28,27 +34,63 @@ fn read<T>(lock: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
     /// Whether the splits of the node `level` holds are tried on several threads: at the
     /// root of the data (where each thread's engine starts) and of a search (not of a
-    /// restricted round, nor below a lookahead's node), with an unbounded cache and an objective
-    /// that does not call back into Python.
+    /// restricted round, nor below a lookahead's node), with an objective that does not call
+    /// back into Python and, under a memory limit, room for every thread's cache.
     pub(super) fn runs_parallel(&self, level: &Level) -> bool {
         self.config.n_jobs > 1
             && self.frames.len() == 1
             && self.path.is_empty()
             && self.width.is_none()
-            && !self.config.memory.is_bounded()
             && !self.objective.costly()
             && level.candidates.len() > 1
+            && self.thread_memory(self.threads(level)).is_some()
+    }
+
+    fn threads(&self, level: &Level) -> usize {
+        self.config.n_jobs.min(level.candidates.len())
+    }
+
+    /// The memory limits of each of `threads` threads: an equal share of what this engine
+    /// does not hold, if at least twice what a thread holds as it starts (its working memory
+    /// and a copy of this cache); `None` if smaller.
+    fn thread_memory(&self, threads: usize) -> Option<MemoryLimits> {
+        let memory = self.config.memory;
+        let share = |most: Option<usize>, held: usize, start: usize| match most {
+            None => Some(None),
+            Some(most) => {
+                let share = most.checked_sub(held)? / threads;
+                (share >= 2 * start).then_some(Some(share))
+            }
+        };
+        let cache = self.cache.bytes();
+        let held = self.working_bytes + self.objective.held_bytes() + cache;
+        Some(MemoryLimits {
+            max_bytes: share(memory.max_bytes, held, self.working_bytes + cache)?,
+            max_entries: share(memory.max_entries, self.cache.len(), self.cache.len() + 8)?,
+            ..memory
+        })
     }
 
     /// Tries the node's splits on `config.n_jobs` threads and improves `split` as trying
-    /// them in order on this thread would.
+    /// them in order on this thread would. Returns false, with `split` unchanged, when a
+    /// thread ran out of its share of a memory limit: the node's splits are then for this
+    /// thread to try.
     pub(super) fn branch_parallel(
         &mut self,
         level: &mut Level,
         node: &Node<'_, C>,
         split: &mut Splits<C>,
-    ) {
+    ) -> bool {
         let n = level.candidates.len();
+        let threads = self.threads(level);
+        let bounded = self.config.memory.is_bounded();
+        let config = SearchConfig {
+            memory: self
+                .thread_memory(threads)
+                .expect("checked by runs_parallel"),
+            ..self.config.clone()
+        };
+        let config = &config;
         let start = *split;
         let margin = C::leaf(3.0 * self.tolerance);
         let cheapest = Mutex::new(start.ub);
@@ -56,14 +98,13 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
         let done = AtomicBool::new(false);
         let found: Vec<Mutex<Option<Splits<C>>>> = (0..n).map(|_| Mutex::new(None)).collect();
         let stop: Mutex<Option<Stop>> = Mutex::new(None);
-        let (data, weights, objective, config) =
-            (self.data, self.weights, self.objective, self.config);
-        let threads = config.n_jobs.min(n);
+        let (data, weights, objective) = (self.data, self.weights, self.objective);
         // each thread starts from what this engine's cache holds (the first trees' work)
         let caches = Mutex::new(vec![self.cache.clone(); threads]);
-        let tolerance = self.tolerance;
+        let (tolerance, root_limits) = (self.tolerance, self.root_limits);
         let budget = self.budget.clone();
-        let store = SharedStore::new();
+        let store = (!bounded).then(SharedStore::new);
+        let spent = Mutex::new(Vec::with_capacity(threads));
         let shared = &*level;
         std::thread::scope(|scope| {
             for _ in 0..threads {
@@ -71,9 +112,13 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
                     let mut worker =
                         Engine::<I, O, C>::new(data, weights, objective, config, budget.clone());
                     worker.tolerance = tolerance;
-                    worker.shared = Some(&store);
+                    worker.root_limits = root_limits;
+                    worker.shared = store.as_ref();
                     worker.cache = read(&caches).pop().expect("one cache per thread");
                     let mut level = shared.clone();
+                    if bounded {
+                        worker.note_loop(&level.candidates);
+                    }
                     let id = worker.insert_current();
                     let handle = worker.cache.handle(id);
                     worker.frames.push(Frame {
@@ -111,11 +156,15 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
                             break;
                         }
                     }
+                    read(&spent).push(worker.cache.stats());
                 });
             }
         });
-        if let Some(reason) = *read(&stop) {
-            self.budget.stop(reason);
+        self.cache.count_copies(&read(&spent));
+        match *read(&stop) {
+            Some(Stop::MemoryLimit) => return false,
+            Some(reason) => self.budget.stop(reason),
+            None => {}
         }
         // the splits in branching order, as one thread finds them; the bound the winner beat
         let mut beaten = start.ub;
@@ -155,14 +204,16 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
                 }
             }
         }
+        true
     }
 }
 
 #[cfg(test)]
 mod tests {
     use crate::budget::Budget;
+    use crate::cache::WipeStrategy;
     use crate::data::Dataset;
-    use crate::search::SearchConfig;
+    use crate::search::{MemoryLimits, SearchConfig};
     use crate::solver::{Solver, Status};
     use crate::task::Task;
     use proptest::prelude::*;
@@ -239,6 +290,43 @@ mod tests {
                     }
                 }
             }
+        }
+
+        /// Under a cap on the cache's keys, small enough that the threads wipe, 1 and 3
+        /// threads prove the same optimum, and the keys held at once stay under the cap.
+        #[test]
+        fn threads_keep_a_memory_limit(
+            (x, y, _, _) in problems(),
+            depth in 2u32..=4,
+            max_entries in prop_oneof![Just(30usize), Just(60), Just(150)],
+            strategy in prop_oneof![Just(WipeStrategy::Reuses), Just(WipeStrategy::All)],
+        ) {
+            let n_rows = y.len();
+            let data = Dataset::new(&x, n_rows, &y, 3).unwrap();
+            let solver = Solver::new(data);
+            let solve = |n_jobs| {
+                let config = SearchConfig {
+                    max_depth: depth,
+                    n_jobs,
+                    memory: MemoryLimits {
+                        max_entries: Some(max_entries),
+                        strategy,
+                        ..MemoryLimits::default()
+                    },
+                    ..SearchConfig::default()
+                };
+                let solutions = solver
+                    .solve_task(Task::Misclassification, &config, None, Budget::default())
+                    .unwrap();
+                solutions.into_iter().next().unwrap()
+            };
+            let one = solve(1);
+            let many = solve(3);
+            prop_assert_eq!(one.status, Status::Optimal);
+            prop_assert_eq!(many.status, Status::Optimal);
+            prop_assert_eq!(many.objective, one.objective);
+            prop_assert!(many.cache.peak_entries <= max_entries,
+                "{} keys held under a cap of {}", many.cache.peak_entries, max_entries);
         }
     }
 }
