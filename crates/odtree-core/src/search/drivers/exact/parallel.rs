@@ -101,7 +101,7 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
         let (data, weights, objective) = (self.data, self.weights, self.objective);
         // each thread starts from what this engine's cache holds (the first trees' work)
         let caches = Mutex::new(vec![self.cache.clone(); threads]);
-        let (tolerance, root_limits) = (self.tolerance, self.root_limits);
+        let tolerance = self.tolerance;
         let budget = self.budget.clone();
         let store = (!bounded).then(SharedStore::new);
         let spent = Mutex::new(Vec::with_capacity(threads));
@@ -112,7 +112,6 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
                     let mut worker =
                         Engine::<I, O, C>::new(data, weights, objective, config, budget.clone());
                     worker.tolerance = tolerance;
-                    worker.root_limits = root_limits;
                     worker.shared = store.as_ref();
                     worker.cache = read(&caches).pop().expect("one cache per thread");
                     let mut level = shared.clone();
