@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import odtree
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,15 @@ EXAMPLES = {
         odtree.OptimalTreeCV, "check_classifiers_train",
         {"depths": ([(1,), (1, 2)], [(), (0,)]), "cv": ([2, 3], [1])}),
     "Binarizer": Example(odtree.Binarizer, "check_transformer_general"),
+    "DistilledTreeClassifier": Example(
+        lambda: odtree.DistilledTreeClassifier(DecisionTreeClassifier(random_state=0),
+                                               max_depth=2), "check_classifiers_train",
+        {"max_depth": ([1, 2], [-1]), "soft": ([False, True], []),
+         "n_samples": ([0, 20], [-1])}),
+    "DistilledTreeRegressor": Example(
+        lambda: odtree.DistilledTreeRegressor(DecisionTreeRegressor(random_state=0),
+                                              max_depth=2), "check_regressors_train",
+        {"max_depth": ([1, 2], [-1]), "n_samples": ([0, 20], [-1])}),
 }
 
 #: Public estimators the shared tests leave out, and why.
