@@ -62,6 +62,11 @@ EXAMPLES = {
         odtree.OptimalTreeCV, "check_classifiers_train",
         {"depths": ([(1,), (1, 2)], [(), (0,)]), "cv": ([2, 3], [1])}),
     "Binarizer": Example(odtree.Binarizer, "check_transformer_general"),
+    "RashomonSet": Example(
+        lambda: odtree.RashomonSet(max_depth=2, epsilon=0.05, max_trees=50),
+        "check_classifiers_train",
+        {"max_depth": ([0, 1, 2], [-1]), "epsilon": ([0.0, 0.1], [-0.5]),
+         "max_trees": ([None, 1, 5], [0])}),
     "DistilledTreeClassifier": Example(
         lambda: odtree.DistilledTreeClassifier(DecisionTreeClassifier(random_state=0),
                                                max_depth=2), "check_classifiers_train",

@@ -21,6 +21,7 @@ __all__ = [
     "solve_numeric",
     "DistinctTreeSearch",
     "backward_elimination",
+    "rashomon_set",
     "MAX_DEPTH",
     "OPTIONS",
     "DEFAULTS",
@@ -158,6 +159,23 @@ class EliminationResult(TypedDict):
     #: Their misclassified search rows, summed over the folds.
     trace_errors: list[int]
     n_built: int
+    #: ``None``, ``"time_limit"`` or ``"interrupted"``.
+    stopped: str | None
+
+@type_check_only
+class RashomonResult(TypedDict):
+    """The outcome of :func:`rashomon_set`."""
+
+    #: The least cost of a tree (misclassified weight plus the leaf penalties).
+    optimum: float
+    #: Every tree costing at most this is in the set.
+    bound: float
+    #: The set's size, counted without building it.
+    count: int
+    #: The listed trees' costs, ascending.
+    costs: _Floats
+    #: The listed trees in pre-order: a split as its feature, a leaf as ``-1 - class``.
+    trees: list[list[int]]
     #: ``None``, ``"time_limit"`` or ``"interrupted"``.
     stopped: str | None
 
@@ -326,3 +344,16 @@ def backward_elimination(
     time_limit: float | None = None,
     n_jobs: int = 1,
 ) -> EliminationResult: ...
+def rashomon_set(
+    x: NDArray[np.uint8],
+    labels: NDArray[np.uint32],
+    n_classes: int,
+    weights: NDArray[np.float64],
+    *,
+    max_depth: int,
+    leaf_penalty: float,
+    epsilon: float,
+    max_trees: int | None = None,
+    allowed: Sequence[int] | None = None,
+    time_limit: float | None = None,
+) -> RashomonResult: ...

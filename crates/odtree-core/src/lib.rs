@@ -24,6 +24,7 @@ pub mod data;
 pub mod error;
 pub mod greedy;
 pub mod objective;
+pub mod rashomon;
 pub mod search;
 pub mod solver;
 pub mod stats;

@@ -10,6 +10,7 @@ mod error;
 mod greedy;
 mod interrupt;
 mod numeric;
+mod rashomon;
 mod solver;
 mod vocabulary;
 
@@ -24,6 +25,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(numeric::solve_numeric, module)?)?;
     module.add_class::<distinct::PyDistinctTreeSearch>()?;
     module.add_function(wrap_pyfunction!(distinct::backward_elimination, module)?)?;
+    module.add_function(wrap_pyfunction!(rashomon::rashomon_set, module)?)?;
     vocabulary::add_to(module)?;
     Ok(())
 }

@@ -1,0 +1,346 @@
+//! Rashomon sets: every tree of depth at most `d` whose cost is within a budget, counted
+//! without being built, and listed best first.
+//!
+//! A tree's cost is its leaves' misclassified weight plus a penalty per leaf; a leaf predicts
+//! its heaviest class (ties to the lowest), and a split must leave rows on both sides. Two
+//! trees differ when their splits differ. A subproblem is a set of rows and a depth; for each
+//! one the search keeps its optimum and, for the largest budget asked so far, the sorted
+//! costs of all its subtrees within that budget with how many subtrees have each cost (SORTD's
+//! sorted lists, NeurIPS 2025, as histograms). A split's costs are the sums of its children's,
+//! and a child is only asked for the costs its sibling's optimum leaves room for, so no tree
+//! outside the budget is ever counted or built.
+
+use crate::budget::{Budget, Stop};
+use crate::data::{item, Dataset};
+use crate::error::{OdtError, Result};
+use rustc_hash::FxHashMap;
+use std::rc::Rc;
+
+#[cfg(test)]
+mod tests;
+
+/// A tree in pre-order: a split on feature `f` is `f` (its child where `f` is 0 comes next,
+/// then the other), a leaf predicting class `c` is `-1 - c`.
+pub type Codes = Vec<i64>;
+
+/// Subtree costs, sorted, each with the number of subtrees that have it.
+type Histogram = Rc<Vec<(f64, u128)>>;
+
+/// A set of rows (a bitset) and the depth left.
+type Key = (Box<[u64]>, u32);
+
+/// The search over one dataset.
+pub struct Rashomon<'a> {
+    data: &'a Dataset,
+    weights: &'a [f64],
+    penalty: f64,
+    /// The features a split may test, ascending.
+    allowed: Vec<u32>,
+    tolerance: f64,
+    optima: FxHashMap<Key, f64>,
+    /// Per subproblem: the budget its histogram covers, and the histogram.
+    histograms: FxHashMap<Key, (f64, Histogram)>,
+    budget: Budget,
+}
+
+/// What a search found.
+#[derive(Clone, Debug)]
+pub struct RashomonSet {
+    /// The least cost of a tree.
+    pub optimum: f64,
+    /// The budget: every tree costing at most this much (up to rounding) is in the set.
+    pub bound: f64,
+    /// How many trees the set holds.
+    pub count: u128,
+    /// The trees listed, cheapest first (ties in the order of their codes), with their costs:
+    /// all of them, or the cheapest `max_trees`.
+    pub trees: Vec<(f64, Codes)>,
+    /// Why the search stopped early, if it did: then `bound`, `count` and `trees` are those of
+    /// the last budget completed, a prefix of the full set in cost order.
+    pub stopped: Option<Stop>,
+}
+
+impl<'a> Rashomon<'a> {
+    /// A search over `data` with one weight per row (rows of weight 0 count for nothing, but
+    /// still keep a child non-empty: leave them out beforehand), `penalty` per leaf, splits on
+    /// the `allowed` features.
+    pub fn new(
+        data: &'a Dataset,
+        weights: &'a [f64],
+        penalty: f64,
+        allowed: &[u32],
+        budget: Budget,
+    ) -> Result<Self> {
+        if weights.len() != data.n_rows() {
+            return Err(OdtError::InvalidData(format!(
+                "{} weights for {} rows",
+                weights.len(),
+                data.n_rows()
+            )));
+        }
+        if weights.iter().any(|w| !w.is_finite() || *w < 0.0) || !penalty.is_finite() {
+            return Err(OdtError::InvalidData(
+                "weights must be finite and non-negative, and the leaf penalty finite".into(),
+            ));
+        }
+        if let Some(&f) = allowed.iter().find(|&&f| f as usize >= data.n_features()) {
+            return Err(OdtError::InvalidParameter(format!(
+                "feature {f} is not in 0..{}",
+                data.n_features()
+            )));
+        }
+        let mut allowed = allowed.to_vec();
+        allowed.sort_unstable();
+        allowed.dedup();
+        let total: f64 = weights.iter().sum();
+        Ok(Self {
+            data,
+            weights,
+            penalty,
+            allowed,
+            // rounding noise of sums in other orders, relative to the numbers summed
+            tolerance: 1e-9 * (total + penalty.abs() * (data.n_rows() as f64 + 1.0)),
+            optima: FxHashMap::default(),
+            histograms: FxHashMap::default(),
+            budget,
+        })
+    }
+
+    /// Every row, as a bitset.
+    fn all_rows(&self) -> Box<[u64]> {
+        let mut rows = vec![u64::MAX; self.data.n_words()];
+        let tail = self.data.n_rows() % 64;
+        if tail != 0 {
+            rows[self.data.n_words() - 1] = (1u64 << tail) - 1;
+        }
+        rows.into_boxed_slice()
+    }
+
+    /// The cost and class of a leaf over `rows`.
+    fn leaf(&self, rows: &[u64]) -> (f64, u32) {
+        let mut by_class = vec![0.0; self.data.n_classes()];
+        for (w, &word) in rows.iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                let row = w * 64 + bits.trailing_zeros() as usize;
+                by_class[self.data.labels()[row] as usize] += self.weights[row];
+                bits &= bits - 1;
+            }
+        }
+        let mut best = 0;
+        for (c, &weight) in by_class.iter().enumerate() {
+            if weight > by_class[best] {
+                best = c;
+            }
+        }
+        let total: f64 = by_class.iter().sum();
+        (total - by_class[best] + self.penalty, best as u32)
+    }
+
+    /// The two children of a split of `rows` on `feature`, if both hold rows.
+    fn split(&self, rows: &[u64], feature: u32) -> Option<(Box<[u64]>, Box<[u64]>)> {
+        let zero = self.data.item_mask(item(feature, false));
+        let one = self.data.item_mask(item(feature, true));
+        let left: Box<[u64]> = rows.iter().zip(zero).map(|(r, m)| r & m).collect();
+        let right: Box<[u64]> = rows.iter().zip(one).map(|(r, m)| r & m).collect();
+        let holds = |side: &[u64]| side.iter().any(|&w| w != 0);
+        (holds(&left) && holds(&right)).then_some((left, right))
+    }
+
+    /// The least cost of a tree of depth at most `depth` over `rows`.
+    fn optimum(&mut self, rows: &[u64], depth: u32) -> f64 {
+        let key: Key = (rows.into(), depth);
+        if let Some(&cost) = self.optima.get(&key) {
+            return cost;
+        }
+        let mut best = self.leaf(rows).0;
+        if depth > 0 {
+            for f in self.allowed.clone() {
+                if let Some((left, right)) = self.split(rows, f) {
+                    let cost = self.optimum(&left, depth - 1) + self.optimum(&right, depth - 1);
+                    best = best.min(cost);
+                }
+            }
+        }
+        self.optima.insert(key, best);
+        best
+    }
+
+    /// The costs of every tree of depth at most `depth` over `rows` costing at most `bound`,
+    /// with their counts; `None` when the budget ran out.
+    fn histogram(&mut self, rows: &[u64], depth: u32, bound: f64) -> Option<Histogram> {
+        let key: Key = (rows.into(), depth);
+        if let Some((covered, histogram)) = self.histograms.get(&key) {
+            if *covered >= bound {
+                let within = histogram.partition_point(|&(c, _)| c <= bound + self.tolerance);
+                return Some(if within == histogram.len() {
+                    histogram.clone()
+                } else {
+                    Rc::new(histogram[..within].to_vec())
+                });
+            }
+        }
+        if self.budget.check().is_some() {
+            return None;
+        }
+        let mut costs = Vec::new();
+        let leaf = self.leaf(rows).0;
+        if leaf <= bound + self.tolerance {
+            costs.push((leaf, 1u128));
+        }
+        if depth > 0 {
+            for f in self.allowed.clone() {
+                let Some((left, right)) = self.split(rows, f) else {
+                    continue;
+                };
+                let (low_left, low_right) = (
+                    self.optimum(&left, depth - 1),
+                    self.optimum(&right, depth - 1),
+                );
+                if low_left + low_right > bound + self.tolerance {
+                    continue;
+                }
+                let lefts = self.histogram(&left, depth - 1, bound - low_right)?;
+                let rights = self.histogram(&right, depth - 1, bound - low_left)?;
+                for &(cost, count) in lefts.iter() {
+                    for &(other, times) in rights.iter() {
+                        if cost + other > bound + self.tolerance {
+                            break;
+                        }
+                        costs.push((cost + other, count.saturating_mul(times)));
+                    }
+                }
+            }
+        }
+        costs.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut merged: Vec<(f64, u128)> = Vec::with_capacity(costs.len());
+        for (cost, count) in costs {
+            match merged.last_mut() {
+                Some(last) if last.0 == cost => last.1 = last.1.saturating_add(count),
+                _ => merged.push((cost, count)),
+            }
+        }
+        let histogram = Rc::new(merged);
+        self.histograms.insert(key, (bound, histogram.clone()));
+        Some(histogram)
+    }
+
+    /// Appends to `out` every tree of depth at most `depth` over `rows` costing at most
+    /// `bound`, each as its cost and codes.
+    fn trees(&mut self, rows: &[u64], depth: u32, bound: f64, out: &mut Vec<(f64, Codes)>) {
+        let (leaf, class) = self.leaf(rows);
+        if leaf <= bound + self.tolerance {
+            out.push((leaf, vec![-1 - i64::from(class)]));
+        }
+        if depth == 0 {
+            return;
+        }
+        for f in self.allowed.clone() {
+            if self.budget.check().is_some() {
+                return;
+            }
+            let Some((left, right)) = self.split(rows, f) else {
+                continue;
+            };
+            let low_right = self.optimum(&right, depth - 1);
+            if self.optimum(&left, depth - 1) + low_right > bound + self.tolerance {
+                continue;
+            }
+            let mut lefts = Vec::new();
+            self.trees(&left, depth - 1, bound - low_right, &mut lefts);
+            for (cost, codes) in lefts {
+                let mut rights = Vec::new();
+                self.trees(&right, depth - 1, bound - cost, &mut rights);
+                for (other, more) in rights {
+                    let mut tree = Vec::with_capacity(1 + codes.len() + more.len());
+                    tree.push(i64::from(f));
+                    tree.extend_from_slice(&codes);
+                    tree.extend(more);
+                    out.push((cost + other, tree));
+                }
+            }
+        }
+    }
+
+    /// The set of trees of depth at most `depth` costing at most `(1 + epsilon)` times the
+    /// optimum, counted, and listed cheapest first (at most `max_trees` of them).
+    ///
+    /// The budget is reached in steps, each counted and listed in full: the optimum, then,
+    /// under a time limit, 1/16, 1/8, 1/4 and 1/2 of the room above it, then all of it. When
+    /// the time runs out (or an interrupt comes) the last completed step is returned: the
+    /// cheapest trees of the set, in cost order.
+    pub fn search(
+        &mut self,
+        depth: u32,
+        epsilon: f64,
+        max_trees: Option<usize>,
+    ) -> Result<RashomonSet> {
+        if !(epsilon.is_finite() && epsilon >= 0.0) {
+            return Err(OdtError::InvalidParameter(format!(
+                "epsilon must be finite and at least 0, got {epsilon}"
+            )));
+        }
+        let root = self.all_rows();
+        let optimum = self.optimum(&root, depth);
+        let room = epsilon * optimum.abs();
+        let mut found = RashomonSet {
+            optimum,
+            bound: optimum,
+            count: 0,
+            trees: Vec::new(),
+            stopped: None,
+        };
+        let steps: &[f64] = if self.budget.deadline().is_some() {
+            &[0.0, 1.0 / 16.0, 0.125, 0.25, 0.5, 1.0]
+        } else {
+            &[0.0, 1.0]
+        };
+        for &share in steps {
+            let bound = optimum + share * room;
+            if share > 0.0 && room == 0.0 {
+                break;
+            }
+            let Some(histogram) = self.histogram(&root, depth, bound) else {
+                found.stopped = self.budget.stopped();
+                return Ok(found);
+            };
+            let count = histogram
+                .iter()
+                .fold(0u128, |n, &(_, k)| n.saturating_add(k));
+            // the cheapest `max_trees`: every tree up to the cost where they are reached
+            let upto = match max_trees {
+                Some(most) => {
+                    let mut seen = 0u128;
+                    let at = histogram.iter().position(|&(_, k)| {
+                        seen = seen.saturating_add(k);
+                        seen >= most as u128
+                    });
+                    at.map_or(bound, |at| histogram[at].0)
+                }
+                None => bound,
+            };
+            let mut trees = Vec::new();
+            self.trees(&root, depth, upto, &mut trees);
+            if self.budget.stopped().is_some() {
+                found.stopped = self.budget.stopped();
+                return Ok(found);
+            }
+            trees.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+            trees.truncate(max_trees.unwrap_or(usize::MAX));
+            found = RashomonSet {
+                optimum,
+                bound,
+                count,
+                trees,
+                stopped: None,
+            };
+        }
+        Ok(found)
+    }
+
+    /// The least cost of a tree of depth at most `depth`.
+    pub fn least_cost(&mut self, depth: u32) -> f64 {
+        let root = self.all_rows();
+        self.optimum(&root, depth)
+    }
+}

@@ -1,0 +1,103 @@
+//! The Rashomon set against brute force: every tree of small depth over small random data,
+//! costed one by one.
+
+use super::*;
+use proptest::prelude::*;
+
+/// Every tree of depth at most `depth` over `rows` (a leaf, or a split leaving rows on both
+/// sides), with its cost, by plain recursion.
+fn every_tree(search: &Rashomon<'_>, rows: &[u64], depth: u32) -> Vec<(f64, Codes)> {
+    let (leaf, class) = search.leaf(rows);
+    let mut all = vec![(leaf, vec![-1 - i64::from(class)])];
+    if depth > 0 {
+        for f in 0..search.data.n_features() as u32 {
+            if let Some((left, right)) = search.split(rows, f) {
+                for (a, left_codes) in every_tree(search, &left, depth - 1) {
+                    for (b, right_codes) in every_tree(search, &right, depth - 1) {
+                        let mut codes = vec![i64::from(f)];
+                        codes.extend(&left_codes);
+                        codes.extend(&right_codes);
+                        all.push((a + b, codes));
+                    }
+                }
+            }
+        }
+    }
+    all
+}
+
+fn problems() -> impl Strategy<Value = (Vec<u8>, Vec<u32>, Vec<f64>)> {
+    (2usize..=14, 1usize..=5).prop_flat_map(|(n_rows, n_features)| {
+        (
+            prop::collection::vec(0u8..=1, n_rows * n_features),
+            prop::collection::vec(0u32..3, n_rows),
+            prop::collection::vec(prop_oneof![Just(1.0), Just(2.0), 0.25f64..3.0], n_rows),
+        )
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    /// The set's size and its sorted costs are brute force's, for depths 0-2, several leaf
+    /// penalties and epsilons; a cap on the trees listed keeps the cheapest.
+    #[test]
+    fn the_set_is_every_tree_within_the_budget(
+        (x, y, weights) in problems(),
+        depth in 0u32..=2,
+        penalty in prop_oneof![Just(0.0), Just(0.5), Just(1.5)],
+        epsilon in prop_oneof![Just(0.0), Just(0.1), Just(0.5), Just(2.0)],
+        cap in prop_oneof![Just(None), (1usize..=5).prop_map(Some)],
+    ) {
+        let data = Dataset::new(&x, y.len(), &y, 3).unwrap();
+        let all: Vec<u32> = (0..data.n_features() as u32).collect();
+        let mut search = Rashomon::new(&data, &weights, penalty, &all, Budget::default()).unwrap();
+        let set = search.search(depth, epsilon, cap).unwrap();
+        let mut brute = every_tree(&search, &search.all_rows(), depth);
+        let optimum = brute.iter().map(|t| t.0).fold(f64::INFINITY, f64::min);
+        prop_assert!((set.optimum - optimum).abs() <= 1e-9 * (1.0 + optimum));
+        let bound = (1.0 + epsilon) * optimum + 1e-9 * (1.0 + optimum);
+        brute.retain(|t| t.0 <= bound);
+        brute.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+        prop_assert_eq!(set.count, brute.len() as u128);
+        let listed = cap.unwrap_or(usize::MAX).min(brute.len());
+        prop_assert_eq!(set.trees.len(), listed);
+        for ((cost, codes), (want, want_codes)) in set.trees.iter().zip(&brute) {
+            prop_assert!((cost - want).abs() <= 1e-9 * (1.0 + want));
+            // equal costs may list equal-cost trees in either order only when rounding differs
+            if (cost - want).abs() == 0.0 {
+                prop_assert_eq!(codes, want_codes);
+            }
+        }
+        prop_assert_eq!(set.stopped, None);
+    }
+}
+
+#[test]
+fn a_feature_left_out_is_never_split_on() {
+    let x = [0u8, 1, 1, 0, 1, 1, 0, 0];
+    let y = [0u32, 1, 1, 0];
+    let data = Dataset::new(&x, 4, &y, 2).unwrap();
+    let weights = [1.0; 4];
+    let mut search = Rashomon::new(&data, &weights, 0.0, &[1], Budget::default()).unwrap();
+    let set = search.search(1, 10.0, None).unwrap();
+    assert!(set.trees.iter().all(|(_, codes)| !codes.contains(&0)));
+    assert_eq!(set.count, 2); // a leaf, and the split on feature 1
+}
+
+#[test]
+fn an_interrupted_search_returns_what_it_completed() {
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+    let x = [0u8, 1, 1, 0, 1, 1, 0, 0];
+    let y = [0u32, 1, 1, 0];
+    let data = Dataset::new(&x, 4, &y, 2).unwrap();
+    let weights = [1.0; 4];
+    let flag = Arc::new(AtomicBool::new(true));
+    let budget = Budget::new(None, Some(flag));
+    let mut search = Rashomon::new(&data, &weights, 0.0, &[0, 1], budget).unwrap();
+    let set = search.search(2, 1.0, None).unwrap();
+    assert_eq!(set.stopped, Some(Stop::Interrupted));
+    assert_eq!(set.count, 0);
+    assert!(set.trees.is_empty());
+}

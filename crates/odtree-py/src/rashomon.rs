@@ -1,0 +1,58 @@
+//! Rashomon sets (`odtree_core::rashomon`) for Python.
+
+use crate::convert::matrix_of;
+use crate::error::to_py_err;
+use crate::interrupt::run_interruptible;
+use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2};
+use odtree_core::rashomon::Rashomon;
+use odtree_core::Dataset;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+/// Every tree of depth at most `max_depth` over the 0/1 matrix `x` whose cost (misclassified
+/// weight plus `leaf_penalty` per leaf) is at most `(1 + epsilon)` times the least, splitting
+/// only on the `allowed` features (all by default). Returns a dict: `optimum`, `bound`,
+/// `count` (the set's size, counted without building it), `costs` and `trees` (the cheapest
+/// `max_trees`, or all, in cost order; each tree in pre-order, a split as its feature, a leaf
+/// as `-1 - class`) and `stopped` (`None`, `"time_limit"` or `"interrupted"`: then the set is
+/// that of the last budget step completed). The GIL is released while it runs.
+#[pyfunction]
+#[pyo3(signature = (x, labels, n_classes, weights, *, max_depth, leaf_penalty, epsilon,
+                    max_trees=None, allowed=None, time_limit=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn rashomon_set<'py>(
+    py: Python<'py>,
+    x: PyReadonlyArray2<u8>,
+    labels: PyReadonlyArray1<u32>,
+    n_classes: usize,
+    weights: PyReadonlyArray1<f64>,
+    max_depth: u32,
+    leaf_penalty: f64,
+    epsilon: f64,
+    max_trees: Option<usize>,
+    allowed: Option<Vec<u32>>,
+    time_limit: Option<f64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let n_rows = x.as_array().nrows();
+    let matrix = matrix_of(&x).into_owned();
+    let labels = labels.as_array().to_vec();
+    let weights = weights.as_array().to_vec();
+    let n_features = x.as_array().ncols() as u32;
+    let allowed = allowed.unwrap_or_else(|| (0..n_features).collect());
+    let (found, _) = run_interruptible(py, time_limit, move |budget| {
+        let data = Dataset::new(&matrix, n_rows, &labels, n_classes)?;
+        Rashomon::new(&data, &weights, leaf_penalty, &allowed, budget)?
+            .search(max_depth, epsilon, max_trees)
+    })?;
+    let found = found.map_err(to_py_err)?;
+    let out = PyDict::new(py);
+    out.set_item("optimum", found.optimum)?;
+    out.set_item("bound", found.bound)?;
+    out.set_item("count", found.count)?;
+    let costs: Vec<f64> = found.trees.iter().map(|(cost, _)| *cost).collect();
+    out.set_item("costs", PyArray1::from_vec(py, costs))?;
+    let trees: Vec<Vec<i64>> = found.trees.into_iter().map(|(_, codes)| codes).collect();
+    out.set_item("trees", trees)?;
+    out.set_item("stopped", found.stopped.map(|stop| stop.as_str()))?;
+    Ok(out)
+}

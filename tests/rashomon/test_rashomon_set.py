@@ -1,0 +1,162 @@
+"""The Rashomon set against brute force over every tree of small data: its size, its sorted
+objectives, the columns' usage and removal loss; and the set as an estimator."""
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from odtree import NotOptimalWarning, OptimalTreeClassifier, RashomonSet
+
+
+def every_tree(X, y, weight, depth, penalty, columns):
+    """(cost, features used) of every tree of depth <= ``depth`` over the rows of X, splits on
+    ``columns`` leaving rows on both sides, leaves predicting their heaviest class."""
+    classes = np.unique(y)
+
+    def trees(rows, depth):
+        by_class = [weight[rows][y[rows] == c].sum() for c in classes]
+        found = [(sum(by_class) - max(by_class) + penalty, frozenset())]
+        if depth:
+            for f in columns:
+                ones = X[rows, f] == 1
+                if ones.all() or not ones.any():
+                    continue
+                for a, used_a in trees(rows[~ones], depth - 1):
+                    for b, used_b in trees(rows[ones], depth - 1):
+                        found.append((a + b, used_a | used_b | {f}))
+        return found
+
+    return trees(np.arange(len(y)), depth)
+
+
+@st.composite
+def tiny(draw):
+    n_rows = draw(st.integers(2, 10))
+    n_columns = draw(st.integers(1, 4))
+    X = np.array(draw(st.lists(st.lists(st.integers(0, 1), min_size=n_columns,
+                                        max_size=n_columns), min_size=n_rows,
+                               max_size=n_rows)))
+    y = np.array(draw(st.lists(st.integers(0, 2), min_size=n_rows, max_size=n_rows)))
+    weight = np.array(draw(st.lists(st.sampled_from([1.0, 2.0, 0.5, 3.0]), min_size=n_rows,
+                                    max_size=n_rows)))
+    return X, y, weight, draw(st.integers(0, 2)), draw(st.sampled_from([0.0, 0.01, 0.1])), \
+        draw(st.sampled_from([0.0, 0.05, 0.3, 1.0]))
+
+
+def _varying(X):
+    """The columns holding both 0 and 1 (the only ones a split can use)."""
+    return [j for j in range(X.shape[1]) if 0 < X[:, j].sum() < len(X)]
+
+
+@settings(max_examples=400, deadline=None)
+@given(tiny())
+def test_the_set_is_every_tree_within_the_budget(case):
+    X, y, weight, depth, alpha, epsilon = case
+    if len(np.unique(y)) < 2:
+        y = y.copy()
+        y[0] = (y[0] + 1) % 3
+    found = RashomonSet(max_depth=depth, ccp_alpha=alpha, epsilon=epsilon, max_trees=None
+                        ).fit(X, y, sample_weight=weight)
+    total = weight.sum()
+    brute = [(cost / total, used) for cost, used in
+             every_tree(X, y, weight, depth, alpha * total, _varying(X))]
+    optimum = min(cost for cost, _ in brute)
+    inside = sorted(cost for cost, _ in brute if cost <= (1 + epsilon) * optimum + 1e-9)
+    assert found.optimum_ == pytest.approx(optimum, abs=1e-12)
+    assert found.n_trees_ == len(inside) == len(found)
+    np.testing.assert_allclose(found.objectives_, inside, atol=1e-12)
+    for j in range(X.shape[1]):
+        using = sum(1 for cost, used in brute
+                    if cost <= (1 + epsilon) * optimum + 1e-9 and j in used)
+        assert found.usage_[j] == pytest.approx(using / len(inside))
+        without = min(cost for cost, used in brute if j not in used)
+        assert found.removal_loss_[j] == pytest.approx(without - optimum, abs=1e-12)
+    for tree, objective in zip(found, found.objectives_, strict=True):
+        assert tree.objective_ == pytest.approx(objective, abs=1e-12)
+
+
+@pytest.fixture(scope="module")
+def vote():
+    from odtree.datasets import load_benchmark
+
+    return load_benchmark("vote")
+
+
+def test_the_best_trees_first_and_the_whole_count(vote):
+    X, y = vote
+    full = RashomonSet(max_depth=2, ccp_alpha=0.005, epsilon=0.2, max_trees=None,
+                       importance=False).fit(X, y)
+    capped = RashomonSet(max_depth=2, ccp_alpha=0.005, epsilon=0.2, max_trees=25,
+                         importance=False).fit(X, y)
+    assert capped.n_trees_ == full.n_trees_ > 25
+    np.testing.assert_allclose(capped.objectives_, full.objectives_[:25])
+    assert np.all(np.diff(full.objectives_) >= 0)
+    # the optimum is the exact search's: its tree's errors plus the penalty of its leaves
+    optimal = OptimalTreeClassifier(max_depth=2, ccp_alpha=0.005, thresholds="quantile").fit(X, y)
+    errors = np.sum(optimal.predict(X) != y) / len(y)
+    assert full.optimum_ == pytest.approx(errors + 0.005 * optimal.get_n_leaves())
+    assert full.objectives_[0] == pytest.approx(full.optimum_)
+    assert full.objectives_[-1] <= 1.2 * full.optimum_ + 1e-12
+
+
+def test_votes_and_predictions(vote):
+    X, y = vote
+    found = RashomonSet(max_depth=2, ccp_alpha=0.01, epsilon=0.1, importance=False).fit(X, y)
+    every = found.predict_all(X)
+    assert every.shape == (len(found), len(y))
+    for i in (0, len(found) - 1):
+        np.testing.assert_array_equal(every[i], found[i].predict(X))
+    shares = found.predict_proba(X)
+    np.testing.assert_allclose(shares.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(found.predict(X), found.classes_[np.argmax(shares, axis=1)])
+    np.testing.assert_array_equal(found.predict(X, k=1), found[0].predict(X))
+    assert found.score(X, y) > 0.9
+
+
+def test_weights_are_repeated_rows(vote):
+    X, y = vote
+    rng = np.random.default_rng(0)
+    counts = rng.integers(0, 3, len(y))
+    weighted = RashomonSet(max_depth=2, epsilon=0.1, importance=False).fit(
+        X, y, sample_weight=counts.astype(float))
+    repeated = RashomonSet(max_depth=2, epsilon=0.1, importance=False).fit(
+        np.repeat(X, counts, axis=0), np.repeat(y, counts))
+    assert weighted.n_trees_ == repeated.n_trees_
+    np.testing.assert_allclose(weighted.objectives_, repeated.objectives_)
+
+
+def test_a_time_limit_keeps_a_prefix_of_the_order(vote):
+    X, y = vote
+    with pytest.warns(NotOptimalWarning, match="time limit"):
+        found = RashomonSet(max_depth=3, epsilon=0.5, time_limit=0.0).fit(X, y)
+    assert found.status_ == "time_limit"
+    assert found.n_trees_ == len(found) == 0
+
+
+def test_the_set_pickles_and_plots(vote, tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    X, y = vote
+    found = RashomonSet(max_depth=2, epsilon=0.05).fit(X, y)
+    again = pickle.loads(pickle.dumps(found))
+    np.testing.assert_array_equal(again.predict_all(X), found.predict_all(X))
+    axes = found.plot()
+    assert len(axes) == 2
+    axes[0].figure.savefig(tmp_path / "set.png")
+
+
+def test_bad_input_is_refused():
+    X = np.array([[0, 1], [1, 0], [1, 1]])
+    with pytest.raises(ValueError, match="sample_weight"):
+        RashomonSet().fit(X, [0, 1, 1], sample_weight=[1, -1, 1])
+    with pytest.raises(ValueError, match="epsilon"):
+        RashomonSet(epsilon=-1).fit(X, [0, 1, 1])
+    with pytest.raises(ValueError):
+        RashomonSet().fit(X, [0.5, 1.5, 2.5])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert RashomonSet(max_depth=1).fit(X, [0, 1, 1]).n_trees_ >= 1
