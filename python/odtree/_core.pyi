@@ -176,6 +176,10 @@ class RashomonResult(TypedDict):
     costs: _Floats
     #: The listed trees in pre-order: a split as its feature, a leaf as ``-1 - class``.
     trees: list[list[int]]
+    #: Each listed tree's class weights per node, in the same order (``n_classes`` a node).
+    node_weights: list[list[float]]
+    #: Each listed tree's rows per node, in the same order.
+    node_rows: list[list[int]]
     #: ``None``, ``"time_limit"`` or ``"interrupted"``.
     stopped: str | None
 

@@ -58,8 +58,8 @@ def test_the_set_is_every_tree_within_the_budget(case):
     if len(np.unique(y)) < 2:
         y = y.copy()
         y[0] = (y[0] + 1) % 3
-    found = RashomonSet(max_depth=depth, ccp_alpha=alpha, epsilon=epsilon, max_trees=None
-                        ).fit(X, y, sample_weight=weight)
+    found = RashomonSet(max_depth=depth, ccp_alpha=alpha, epsilon=epsilon, max_trees=None,
+                        importance=True).fit(X, y, sample_weight=weight)
     total = weight.sum()
     brute = [(cost / total, used) for cost, used in
              every_tree(X, y, weight, depth, alpha * total, _varying(X))]
@@ -126,6 +126,9 @@ def test_weights_are_repeated_rows(vote):
         np.repeat(X, counts, axis=0), np.repeat(y, counts))
     assert weighted.n_trees_ == repeated.n_trees_
     np.testing.assert_allclose(weighted.objectives_, repeated.objectives_)
+    # the rows of weight 0 are left out; the others count once each
+    assert weighted[0].tree_.n_node_samples[0] == np.count_nonzero(counts)
+    np.testing.assert_allclose(weighted[0].tree_.weighted_n_node_samples[0], counts.sum())
 
 
 def test_a_time_limit_keeps_a_prefix_of_the_order(vote):
@@ -141,7 +144,7 @@ def test_the_set_pickles_and_plots(vote, tmp_path):
 
     matplotlib.use("Agg")
     X, y = vote
-    found = RashomonSet(max_depth=2, epsilon=0.05).fit(X, y)
+    found = RashomonSet(max_depth=2, epsilon=0.05, importance=True).fit(X, y)
     again = pickle.loads(pickle.dumps(found))
     np.testing.assert_array_equal(again.predict_all(X), found.predict_all(X))
     axes = found.plot()

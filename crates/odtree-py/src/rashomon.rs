@@ -12,9 +12,10 @@ use pyo3::types::PyDict;
 /// Every tree of depth at most `max_depth` over the 0/1 matrix `x` whose cost (misclassified
 /// weight plus `leaf_penalty` per leaf) is at most `(1 + epsilon)` times the least, splitting
 /// only on the `allowed` features (all by default). Returns a dict: `optimum`, `bound`,
-/// `count` (the set's size, counted without building it), `costs` and `trees` (the cheapest
-/// `max_trees`, or all, in cost order; each tree in pre-order, a split as its feature, a leaf
-/// as `-1 - class`) and `stopped` (`None`, `"time_limit"` or `"interrupted"`: then the set is
+/// `count` (the set's size, counted without building it), `costs`, `trees` and `node_weights`
+/// (the cheapest `max_trees`, or all, in cost order; each tree in pre-order, a split as its
+/// feature, a leaf as `-1 - class`, then each node's class weights in the same order, one run
+/// of `n_classes` per node, and rows, `node_rows`) and `stopped` (`None`, `"time_limit"` or `"interrupted"`: then the set is
 /// that of the last budget step completed). The GIL is released while it runs.
 #[pyfunction]
 #[pyo3(signature = (x, labels, n_classes, weights, *, max_depth, leaf_penalty, epsilon,
@@ -49,10 +50,19 @@ pub fn rashomon_set<'py>(
     out.set_item("optimum", found.optimum)?;
     out.set_item("bound", found.bound)?;
     out.set_item("count", found.count)?;
-    let costs: Vec<f64> = found.trees.iter().map(|(cost, _)| *cost).collect();
+    let costs: Vec<f64> = found.trees.iter().map(|tree| tree.cost).collect();
     out.set_item("costs", PyArray1::from_vec(py, costs))?;
-    let trees: Vec<Vec<i64>> = found.trees.into_iter().map(|(_, codes)| codes).collect();
+    let mut trees = Vec::with_capacity(found.trees.len());
+    let mut weights = Vec::with_capacity(found.trees.len());
+    let mut rows = Vec::with_capacity(found.trees.len());
+    for tree in found.trees {
+        trees.push(tree.codes);
+        weights.push(tree.weights);
+        rows.push(tree.rows);
+    }
     out.set_item("trees", trees)?;
+    out.set_item("node_weights", weights)?;
+    out.set_item("node_rows", rows)?;
     out.set_item("stopped", found.stopped.map(|stop| stop.as_str()))?;
     Ok(out)
 }

@@ -23,6 +23,16 @@ mod tests;
 /// then the other), a leaf predicting class `c` is `-1 - c`.
 pub type Codes = Vec<i64>;
 
+/// A listed tree: its cost, its codes, and each node's class weights (in pre-order, one run
+/// of `n_classes` per node) and rows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Listed {
+    pub cost: f64,
+    pub codes: Codes,
+    pub weights: Vec<f64>,
+    pub rows: Vec<u32>,
+}
+
 /// Subtree costs, sorted, each with the number of subtrees that have it.
 type Histogram = Rc<Vec<(f64, u128)>>;
 
@@ -52,9 +62,9 @@ pub struct RashomonSet {
     pub bound: f64,
     /// How many trees the set holds.
     pub count: u128,
-    /// The trees listed, cheapest first (ties in the order of their codes), with their costs:
-    /// all of them, or the cheapest `max_trees`.
-    pub trees: Vec<(f64, Codes)>,
+    /// The trees listed, cheapest first (ties in the order of their codes): all of them, or
+    /// the cheapest `max_trees`.
+    pub trees: Vec<Listed>,
     /// Why the search stopped early, if it did: then `bound`, `count` and `trees` are those of
     /// the last budget completed, a prefix of the full set in cost order.
     pub stopped: Option<Stop>,
@@ -116,8 +126,8 @@ impl<'a> Rashomon<'a> {
         rows.into_boxed_slice()
     }
 
-    /// The cost and class of a leaf over `rows`.
-    fn leaf(&self, rows: &[u64]) -> (f64, u32) {
+    /// The weight of each class among `rows`.
+    fn class_weights(&self, rows: &[u64]) -> Vec<f64> {
         let mut by_class = vec![0.0; self.data.n_classes()];
         for (w, &word) in rows.iter().enumerate() {
             let mut bits = word;
@@ -127,6 +137,12 @@ impl<'a> Rashomon<'a> {
                 bits &= bits - 1;
             }
         }
+        by_class
+    }
+
+    /// The cost and class of a leaf over `rows`.
+    fn leaf(&self, rows: &[u64]) -> (f64, u32) {
+        let by_class = self.class_weights(rows);
         let mut best = 0;
         for (c, &weight) in by_class.iter().enumerate() {
             if weight > by_class[best] {
@@ -226,11 +242,16 @@ impl<'a> Rashomon<'a> {
     }
 
     /// Appends to `out` every tree of depth at most `depth` over `rows` costing at most
-    /// `bound`, each as its cost and codes.
-    fn trees(&mut self, rows: &[u64], depth: u32, bound: f64, out: &mut Vec<(f64, Codes)>) {
+    /// `bound`.
+    fn trees(&mut self, rows: &[u64], depth: u32, bound: f64, out: &mut Vec<Listed>) {
         let (leaf, class) = self.leaf(rows);
         if leaf <= bound + self.tolerance {
-            out.push((leaf, vec![-1 - i64::from(class)]));
+            out.push(Listed {
+                cost: leaf,
+                codes: vec![-1 - i64::from(class)],
+                weights: self.class_weights(rows),
+                rows: vec![count_rows(rows)],
+            });
         }
         if depth == 0 {
             return;
@@ -246,17 +267,29 @@ impl<'a> Rashomon<'a> {
             if self.optimum(&left, depth - 1) + low_right > bound + self.tolerance {
                 continue;
             }
+            let here = self.class_weights(rows);
             let mut lefts = Vec::new();
             self.trees(&left, depth - 1, bound - low_right, &mut lefts);
-            for (cost, codes) in lefts {
+            for first in lefts {
                 let mut rights = Vec::new();
-                self.trees(&right, depth - 1, bound - cost, &mut rights);
-                for (other, more) in rights {
-                    let mut tree = Vec::with_capacity(1 + codes.len() + more.len());
-                    tree.push(i64::from(f));
-                    tree.extend_from_slice(&codes);
-                    tree.extend(more);
-                    out.push((cost + other, tree));
+                self.trees(&right, depth - 1, bound - first.cost, &mut rights);
+                for second in rights {
+                    let mut codes = Vec::with_capacity(1 + first.codes.len() + second.codes.len());
+                    codes.push(i64::from(f));
+                    codes.extend_from_slice(&first.codes);
+                    codes.extend(second.codes);
+                    let mut weights = here.clone();
+                    weights.extend_from_slice(&first.weights);
+                    weights.extend(second.weights);
+                    let mut counts = vec![count_rows(rows)];
+                    counts.extend_from_slice(&first.rows);
+                    counts.extend(second.rows);
+                    out.push(Listed {
+                        cost: first.cost + second.cost,
+                        codes,
+                        weights,
+                        rows: counts,
+                    });
                 }
             }
         }
@@ -325,7 +358,11 @@ impl<'a> Rashomon<'a> {
                 found.stopped = self.budget.stopped();
                 return Ok(found);
             }
-            trees.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+            trees.sort_by(|a, b| {
+                a.cost
+                    .total_cmp(&b.cost)
+                    .then_with(|| a.codes.cmp(&b.codes))
+            });
             trees.truncate(max_trees.unwrap_or(usize::MAX));
             found = RashomonSet {
                 optimum,
@@ -343,4 +380,9 @@ impl<'a> Rashomon<'a> {
         let root = self.all_rows();
         self.optimum(&root, depth)
     }
+}
+
+/// The number of rows in a bitset.
+fn count_rows(rows: &[u64]) -> u32 {
+    rows.iter().map(|w| w.count_ones()).sum()
 }

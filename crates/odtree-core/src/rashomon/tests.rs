@@ -62,12 +62,16 @@ proptest! {
         prop_assert_eq!(set.count, brute.len() as u128);
         let listed = cap.unwrap_or(usize::MAX).min(brute.len());
         prop_assert_eq!(set.trees.len(), listed);
-        for ((cost, codes), (want, want_codes)) in set.trees.iter().zip(&brute) {
-            prop_assert!((cost - want).abs() <= 1e-9 * (1.0 + want));
+        for (listed, (want, want_codes)) in set.trees.iter().zip(&brute) {
+            prop_assert!((listed.cost - want).abs() <= 1e-9 * (1.0 + want));
             // equal costs may list equal-cost trees in either order only when rounding differs
-            if (cost - want).abs() == 0.0 {
-                prop_assert_eq!(codes, want_codes);
+            if (listed.cost - want).abs() == 0.0 {
+                prop_assert_eq!(&listed.codes, want_codes);
             }
+            // each node's class weights: the root's are every row's
+            prop_assert_eq!(listed.weights.len(), 3 * listed.codes.len());
+            let root: f64 = listed.weights[..3].iter().sum();
+            prop_assert!((root - weights.iter().sum::<f64>()).abs() <= 1e-9 * (1.0 + root));
         }
         prop_assert_eq!(set.stopped, None);
     }
@@ -81,7 +85,7 @@ fn a_feature_left_out_is_never_split_on() {
     let weights = [1.0; 4];
     let mut search = Rashomon::new(&data, &weights, 0.0, &[1], Budget::default()).unwrap();
     let set = search.search(1, 10.0, None).unwrap();
-    assert!(set.trees.iter().all(|(_, codes)| !codes.contains(&0)));
+    assert!(set.trees.iter().all(|tree| !tree.codes.contains(&0)));
     assert_eq!(set.count, 2); // a leaf, and the split on feature 1
 }
 

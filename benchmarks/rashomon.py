@@ -1,0 +1,127 @@
+"""Rashomon sets: odtree's RashomonSet against TREEFARMS (treefarms 0.2.4) on the binary sets.
+
+Each fit runs in a process of its own, which reports the wall time of ``fit`` and the
+process's peak resident memory (``ru_maxrss``, imports included). Both get the same 0/1
+features, the objective "misclassification share + ``--alpha`` per leaf", the bound
+``(1 + epsilon) x`` the optimum, and the same depth (TREEFARMS's ``depth_budget`` counts the
+leaves' level too: depth + 1). odtree lists ``--max-trees`` trees (it counts them all either
+way).
+
+The two count different things: odtree counts every tree whose leaves predict their
+majority class (the issue's definition), TREEFARMS leaves out a tree with a split whose
+leaves all predict one class. The ``odtree canonical`` column counts odtree's trees without
+such a split, from the listed trees, when all of them are listed.
+
+Examples::
+
+    python benchmarks/rashomon.py --datasets heart-cleveland,tic-tac-toe --depths 2,3
+    python benchmarks/rashomon.py --treefarms-python /path/to/venv/bin/python
+
+TREEFARMS needs its own environment where its pins clash with odtree's (it pins old pandas):
+``--treefarms-python`` runs its fits with that interpreter.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+ODTREE_WORKER = textwrap.dedent("""
+    import json, resource, sys, time
+    import numpy as np
+    from odtree import RashomonSet
+    from odtree.datasets import read_benchmark_file
+    X, y = read_benchmark_file(sys.argv[1])
+    depth, alpha, epsilon, most = int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), \\
+        int(sys.argv[5])
+    start = time.perf_counter()
+    found = RashomonSet(max_depth=depth, ccp_alpha=alpha, epsilon=epsilon, max_trees=most,
+                        importance=False).fit(X, y)
+    seconds = time.perf_counter() - start
+    canonical = None
+    if found.n_trees_ == len(found):
+        def single(codes, at):
+            # (classes of the subtree at `at`, where it ends, whether a split in it is useless)
+            if codes[at] < 0:
+                return {int(-1 - codes[at])}, at + 1, False
+            left, end, bad_left = single(codes, at + 1)
+            right, end, bad_right = single(codes, end)
+            classes = left | right
+            return classes, end, bad_left or bad_right or len(classes) == 1
+        canonical = sum(not single(codes, 0)[2] for codes, *_ in found._listed)
+    print(json.dumps({"count": found.n_trees_, "seconds": seconds, "canonical": canonical,
+                      "mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+""")
+
+TREEFARMS_WORKER = textwrap.dedent("""
+    import contextlib, io, json, resource, sys, time
+    import numpy as np, pandas as pd
+    from treefarms import TREEFARMS
+    data = np.loadtxt(sys.argv[1], dtype=np.int64, ndmin=2)
+    X = pd.DataFrame(data[:, 1:], columns=[f"f{j}" for j in range(data.shape[1] - 1)])
+    y = pd.Series(data[:, 0], name="class")
+    config = {"regularization": float(sys.argv[3]), "rashomon_bound_multiplier":
+              float(sys.argv[4]), "depth_budget": int(sys.argv[2]) + 1}
+    start = time.perf_counter()
+    with contextlib.redirect_stdout(io.StringIO()):
+        model = TREEFARMS(config).fit(X, y)
+    seconds = time.perf_counter() - start
+    print(json.dumps({"count": model.get_tree_count(), "seconds": seconds,
+                      "mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+""")
+
+
+def _run(python: str, worker: str, args: list[str], timeout: float) -> dict | str:
+    try:
+        done = subprocess.run([python, "-c", worker, *args], capture_output=True, text=True,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "timeout"
+    if done.returncode != 0:
+        return "failed: " + (done.stderr.strip().splitlines() or ["?"])[-1][:80]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--datasets", default="heart-cleveland,tic-tac-toe,vote,hepatitis")
+    parser.add_argument("--depths", default="2,3")
+    parser.add_argument("--epsilons", default="0.05,0.1")
+    parser.add_argument("--alpha", type=float, default=0.01)
+    parser.add_argument("--max-trees", type=int, default=100_000)
+    parser.add_argument("--timeout", type=float, default=600)
+    parser.add_argument("--treefarms-python", default=sys.executable)
+    parser.add_argument("--data-dir", default=os.environ.get("ODTREE_DATA", os.path.join(
+        os.path.dirname(__file__), "..", "..", "shared", "datasets")))
+    args = parser.parse_args(argv)
+    print("| set | depth | epsilon | odtree trees | odtree canonical | TREEFARMS trees | "
+          "odtree s | TREEFARMS s | speed-up | odtree MB | TREEFARMS MB |")
+    print("|---" * 11 + "|")
+    for name in args.datasets.split(","):
+        path = os.path.join(args.data_dir, name + ".txt")
+        for depth in args.depths.split(","):
+            for epsilon in args.epsilons.split(","):
+                common = [path, depth, str(args.alpha), epsilon]
+                ours = _run(sys.executable, ODTREE_WORKER, [*common, str(args.max_trees)],
+                            args.timeout)
+                theirs = _run(args.treefarms_python, TREEFARMS_WORKER, common, args.timeout)
+                cells = [name, depth, epsilon]
+                for result in (ours, theirs):
+                    if isinstance(result, str):
+                        print("| " + " | ".join(cells + [result] * 8) + " |")
+                        break
+                else:
+                    speed = theirs["seconds"] / max(ours["seconds"], 1e-9)
+                    cells += [str(ours["count"]), str(ours["canonical"]), str(theirs["count"]),
+                              f"{ours['seconds']:.3g}", f"{theirs['seconds']:.3g}",
+                              f"{speed:.1f}", f"{ours['mb']:.0f}", f"{theirs['mb']:.0f}"]
+                    print("| " + " | ".join(cells) + " |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
