@@ -77,10 +77,11 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
         The listed trees, fitted, in the order of ``objectives_``; also ``len(set)``,
         ``set[i]`` and iteration.
     usage_ : ndarray of shape (n_features_in_,)
-        With ``importance=True``: the share of the set's trees (all of them, not only those listed) that test each
-        input column.
+        With ``importance=True``: the share of the set's trees (all of them, not only
+        those listed) that test each input column.
     removal_loss_ : ndarray of shape (n_features_in_,)
-        With ``importance=True``: how much the optimal objective rises when each input column is taken away.
+        With ``importance=True``: how much the optimal objective rises when each input
+        column is taken away.
     status_ : {"complete", "time_limit", "interrupted"}
         Whether the whole set was found.
     classes_ : ndarray
