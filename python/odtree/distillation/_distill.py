@@ -196,24 +196,8 @@ class _Distilled(MetaEstimatorMixin, BaseEstimator):
         return self.estimator_.feature_importances_
 
 
-_DOC_COMMON = """
-    max_depth, min_samples_leaf, max_leaf_nodes, ccp_alpha, thresholds, n_thresholds, \
-time_limit, n_jobs
-        The distilled tree's settings, as in :class:`{student}`; ``time_limit`` returns the
-        best tree found so far.
-    n_samples : int, default=0
-        Extra rows drawn around ``X`` for the model to label: each is a random row of ``X``
-        whose columns are each, with probability 1/2, taken from another random row. Every
-        value is one ``X`` holds in its column (categories and integers stay valid). Each
-        weighs the mean weight of ``X``'s rows. They show the tree the model's answers
-        between the training rows; 0 fits on ``X`` alone.
-    random_state : int, RandomState or None, default=None
-        Seeds the extra rows.
-"""
-
-
 class DistilledTreeClassifier(ClassifierMixin, _Distilled):
-    __doc__ = """The optimal tree that agrees best with a fitted classifier.
+    """The optimal tree that agrees best with a fitted classifier.
 
     The model labels the rows (``X`` and ``n_samples`` extra rows drawn around it), and an
     optimal classification tree is fitted to its labels: among the trees within the limits,
@@ -231,7 +215,19 @@ class DistilledTreeClassifier(ClassifierMixin, _Distilled):
     soft : bool, default=False
         Weigh each row's classes by the model's probabilities instead of taking its
         predicted class.
-""" + _DOC_COMMON.format(student="OptimalTreeClassifier") + """
+    max_depth, min_samples_leaf, max_leaf_nodes, ccp_alpha, thresholds, n_thresholds, \
+time_limit, n_jobs
+        The distilled tree's settings, as in :class:`OptimalTreeClassifier`; ``time_limit``
+        returns the best tree found so far.
+    n_samples : int, default=0
+        Extra rows drawn around ``X`` for the model to label: each is a random row of ``X``
+        whose columns are each, with probability 1/2, taken from another random row. Every
+        value is one ``X`` holds in its column (categories and integers stay valid). Each
+        weighs the mean weight of ``X``'s rows. They show the tree the model's answers
+        between the training rows; 0 fits on ``X`` alone.
+    random_state : int, RandomState or None, default=None
+        Seeds the extra rows.
+
     Attributes
     ----------
     estimator_ : OptimalTreeClassifier
@@ -314,7 +310,7 @@ class DistilledTreeClassifier(ClassifierMixin, _Distilled):
 
 
 class DistilledTreeRegressor(RegressorMixin, _Distilled):
-    __doc__ = """The optimal regression tree closest to a fitted regressor.
+    """The optimal regression tree closest to a fitted regressor.
 
     The model predicts a value for each row (``X`` and ``n_samples`` extra rows drawn around
     it), and an optimal regression tree is fitted to those values: among the trees within the
@@ -327,7 +323,19 @@ class DistilledTreeRegressor(RegressorMixin, _Distilled):
         The black box: used as it is when fitted (or not a scikit-learn estimator), else a
         clone fitted on ``fit``'s ``(X, y)``. ``None``: scikit-learn's
         ``RandomForestRegressor(random_state=0)``.
-""" + _DOC_COMMON.format(student="OptimalTreeRegressor") + """
+    max_depth, min_samples_leaf, max_leaf_nodes, ccp_alpha, thresholds, n_thresholds, \
+time_limit, n_jobs
+        The distilled tree's settings, as in :class:`OptimalTreeRegressor`; ``time_limit``
+        returns the best tree found so far.
+    n_samples : int, default=0
+        Extra rows drawn around ``X`` for the model to label: each is a random row of ``X``
+        whose columns are each, with probability 1/2, taken from another random row. Every
+        value is one ``X`` holds in its column (categories and integers stay valid). Each
+        weighs the mean weight of ``X``'s rows. They show the tree the model's answers
+        between the training rows; 0 fits on ``X`` alone.
+    random_state : int, RandomState or None, default=None
+        Seeds the extra rows.
+
     Attributes
     ----------
     estimator_ : OptimalTreeRegressor
