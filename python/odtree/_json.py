@@ -26,7 +26,8 @@ features), its ``"holds"`` (each feature's ``missing_holds``) only when one is s
 1 texts (every binary feature twice, one object each: 58 KB for a depth-3 tree on 30
 columns) are still read.
 
-Forests have their own parts (see :mod:`odtree.ensemble._json`). ``classes`` is left out
+Forests and Rashomon sets have their own parts (see :mod:`odtree.ensemble._json` and
+:mod:`odtree.rashomon._set`). ``classes`` is left out
 for regressors and ``feature_names_in`` when the model was fitted without
 column names. A fit result that is not a finite number is written as ``"inf"``, ``"-inf"`` or
 ``"nan"``. Some estimators add their own parts:
@@ -132,7 +133,7 @@ def to_json(model, *, indent=None) -> str:
     >>> bool((from_json(text).predict(X) == model.predict(X)).all())
     True
     """
-    if getattr(model, "_is_forest", False):
+    if getattr(model, "_own_json", False):
         return model._to_json_text(indent)
     if not hasattr(model, "tree_"):
         inner = {"OptimalTreeCV": "best_estimator_", "DepthImprover": "improved_",
@@ -315,9 +316,9 @@ def from_json(text):
         raise ValueError(f"not valid JSON ({exc}): pass the JSON text or a path") from exc
     _check_header(data)
     name = data.get("estimator")
-    forest = _estimator_classes().get(name) if isinstance(name, str) else None
-    if getattr(forest, "_is_forest", False):
-        return forest._from_json_dict(data)
+    own = _estimator_classes().get(name) if isinstance(name, str) else None
+    if getattr(own, "_own_json", False):
+        return own._from_json_dict(data)
     missing = [key for key in _REQUIRED if key not in data]
     if missing:
         raise ValueError(f"odtree model lacks the key(s) {', '.join(map(repr, missing))}")
@@ -432,7 +433,7 @@ def _set_own_parts(model, name, data, n_binary_features) -> None:
 #: The modules whose estimator classes register themselves as they are defined; ``import
 #: odtree`` loads them on first use only, so reading a model imports them here.
 _ESTIMATOR_MODULES = ("tree._classifier", "tree._regressor", "tree._unsupervised",
-                      "ensemble._boosting", "tree._greedy")
+                      "ensemble._boosting", "tree._greedy", "rashomon._set")
 
 
 def _estimator_classes() -> dict:

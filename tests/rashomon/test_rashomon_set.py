@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from odtree import NotOptimalWarning, OptimalTreeClassifier, RashomonSet
+from odtree import NotOptimalWarning, OptimalTreeClassifier, RashomonSet, from_json, to_json
 
 
 def every_tree(X, y, weight, depth, penalty, columns):
@@ -147,6 +147,13 @@ def test_the_set_pickles_and_plots(vote, tmp_path):
     found = RashomonSet(max_depth=2, epsilon=0.05, importance=True).fit(X, y)
     again = pickle.loads(pickle.dumps(found))
     np.testing.assert_array_equal(again.predict_all(X), found.predict_all(X))
+    loaded = from_json(to_json(found))
+    assert type(loaded) is RashomonSet and loaded.n_trees_ == found.n_trees_
+    np.testing.assert_array_equal(loaded.predict_all(X), found.predict_all(X))
+    np.testing.assert_array_equal(loaded.objectives_, found.objectives_)
+    np.testing.assert_array_equal(loaded.usage_, found.usage_)
+    np.testing.assert_array_equal(loaded[-1].predict(X), found[-1].predict(X))
+    assert loaded.get_params() == found.get_params()
     axes = found.plot()
     assert len(axes) == 2
     axes[0].figure.savefig(tmp_path / "set.png")

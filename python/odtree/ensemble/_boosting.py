@@ -57,7 +57,7 @@ class _OptimalBoosting(ClassifierMixin, BinarizedModel, BaseEstimator):
 
     _signed = False
     #: Written to JSON by :mod:`odtree.ensemble._json` (through the two methods below).
-    _is_forest = True
+    _own_json = True
 
     def _to_json_text(self, indent=None) -> str:
         """This forest as the JSON text of :func:`odtree.to_json`."""

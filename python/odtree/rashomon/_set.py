@@ -12,6 +12,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._search.fitting import one_fit_at_a_time
+from .._utils.registry import register
 from .._utils.warn import warn
 from ..exceptions import NotOptimalWarning
 from ..preprocessing._binarizer import Binarizer
@@ -53,7 +54,8 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
         Seconds for the search. Under a limit the budget is reached in steps (the optimum,
         then 1/16, 1/8, 1/4, 1/2 of the room above it, then all of it); when the time runs out
         the set of the last step completed is kept, the best trees of the full set in
-        objective order, with a :class:`NotOptimalWarning`. A Ctrl-C does the same.
+        objective order, with a :class:`NotOptimalWarning`. A Ctrl-C does the same. The set
+        pickles, and :func:`odtree.to_json` writes it (its listed trees, no training rows).
     n_thresholds : int, default=10
         Thresholds per numeric column (quantiles, as :class:`Binarizer`); categorical columns
         get one feature per category and 0/1 columns are used as they are.
@@ -88,6 +90,8 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
         The class labels.
     binarizer_ : Binarizer
         The binarization of the input columns.
+    binary_features_ : list of BinaryFeature
+        The binary features the trees split on.
     n_features_in_ : int
         Number of input columns.
     fit_time_ : float
@@ -105,6 +109,22 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
     >>> good.usage_.round(2).tolist()
     [0.5, 0.0, 0.5]
     """
+
+    #: Written to JSON by :mod:`odtree.rashomon._json` (through the two methods below).
+    _own_json = True
+
+    def _to_json_text(self, indent=None) -> str:
+        """This set as the JSON text of :func:`odtree.to_json`."""
+        from ._json import set_to_json
+
+        return set_to_json(self, indent)
+
+    @classmethod
+    def _from_json_dict(cls, data: dict):
+        """The set :func:`odtree.from_json` reads from ``data``."""
+        from ._json import set_from_dict
+
+        return set_from_dict(data, cls)
 
     _parameter_constraints: dict = {
         "max_depth": [Interval(Integral, 0, None, closed="left")],
@@ -172,6 +192,7 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
 
         found = run(self.epsilon, self.max_trees, time_limit=self.time_limit)
         self.binarizer_ = binarizer
+        self.binary_features_ = list(binarizer.features_)
         self.n_features_in_ = binarizer.n_features_in_
         if hasattr(binarizer, "feature_names_in_"):
             self.feature_names_in_ = binarizer.feature_names_in_
@@ -313,6 +334,9 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
             ax[1].barh([str(names[j]) for j in order][::-1], usage[order][::-1])
             ax[1].set(xlabel="share of the set's trees using the column")
         return ax
+
+
+register(RashomonSet)
 
 
 def _arrays(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
