@@ -67,6 +67,10 @@ EXAMPLES = {
         "check_classifiers_train",
         {"max_depth": ([0, 1, 2], [-1]), "epsilon": ([0.0, 0.1], [-0.5]),
          "max_trees": ([None, 1, 5], [0])}),
+    "RashomonSetRegressor": Example(
+        lambda: odtree.RashomonSetRegressor(max_depth=2, epsilon=0.05, max_trees=50),
+        "check_regressors_train",
+        {"max_depth": ([0, 1, 2], [-1]), "epsilon": ([0.0, 0.1], [-0.5])}),
     "DistilledTreeClassifier": Example(
         lambda: odtree.DistilledTreeClassifier(DecisionTreeClassifier(random_state=0),
                                                max_depth=2), "check_classifiers_train",

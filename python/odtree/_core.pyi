@@ -174,6 +174,8 @@ class RashomonResult(TypedDict):
     count: int
     #: The listed trees' costs, ascending.
     costs: _Floats
+    #: How often the kept optima and histograms were wiped to stay within ``max_bytes``.
+    wipes: int
     #: The listed trees in pre-order: a split as its feature, a leaf as ``-1 - class``.
     trees: list[list[int]]
     #: Each listed tree's class weights per node, in the same order (``n_classes`` a node).
@@ -360,4 +362,6 @@ def rashomon_set(
     max_trees: int | None = None,
     allowed: Sequence[int] | None = None,
     time_limit: float | None = None,
+    max_bytes: int | None = None,
+    targets: NDArray[np.float64] | None = None,
 ) -> RashomonResult: ...

@@ -8,7 +8,14 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from odtree import NotOptimalWarning, OptimalTreeClassifier, RashomonSet, from_json, to_json
+from odtree import (
+    NotOptimalWarning,
+    OptimalTreeClassifier,
+    RashomonSet,
+    RashomonSetRegressor,
+    from_json,
+    to_json,
+)
 
 
 def every_tree(X, y, weight, depth, penalty, columns):
@@ -131,6 +138,15 @@ def test_weights_are_repeated_rows(vote):
     np.testing.assert_allclose(weighted[0].tree_.weighted_n_node_samples[0], counts.sum())
 
 
+def test_a_memory_limit_wipes_and_finds_the_same_set(vote):
+    X, y = vote
+    free = RashomonSet(max_depth=3, epsilon=0.2).fit(X, y)
+    tight = RashomonSet(max_depth=3, epsilon=0.2, memory_limit="200kB").fit(X, y)
+    assert free.n_wipes_ == 0 < tight.n_wipes_
+    assert tight.n_trees_ == free.n_trees_
+    np.testing.assert_array_equal(tight.objectives_, free.objectives_)
+
+
 def test_a_time_limit_keeps_a_prefix_of_the_order(vote):
     X, y = vote
     with pytest.warns(NotOptimalWarning, match="time limit"):
@@ -170,3 +186,56 @@ def test_bad_input_is_refused():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert RashomonSet(max_depth=1).fit(X, [0, 1, 1]).n_trees_ >= 1
+
+
+def every_regression_tree(X, y, weight, depth, penalty):
+    """Cost of every tree of depth <= ``depth``: each leaf's weighted squared error around
+    its weighted mean, plus ``penalty``."""
+
+    def trees(rows, depth):
+        mean = np.average(y[rows], weights=weight[rows])
+        found = [float(np.sum(weight[rows] * (y[rows] - mean) ** 2)) + penalty]
+        if depth:
+            for f in _varying(X[rows]) if len(rows) > 1 else []:
+                ones = X[rows, f] == 1
+                found += [a + b for a in trees(rows[~ones], depth - 1)
+                          for b in trees(rows[ones], depth - 1)]
+        return found
+
+    return trees(np.arange(len(y)), depth)
+
+
+@settings(max_examples=300, deadline=None)
+@given(tiny())
+def test_the_regression_set_is_every_tree_within_the_budget(case):
+    X, y, weight, depth, alpha, epsilon = case
+    targets = y * 1.5 + X[:, 0] * 0.25
+    found = RashomonSetRegressor(max_depth=depth, ccp_alpha=alpha, epsilon=epsilon,
+                                 max_trees=None).fit(X, targets, sample_weight=weight)
+    total = weight.sum()
+    brute = [cost / total for cost in every_regression_tree(X, targets, weight, depth,
+                                                           alpha * total)]
+    optimum = min(brute)
+    inside = sorted(cost for cost in brute if cost <= (1 + epsilon) * optimum + 1e-9)
+    assert found.optimum_ == pytest.approx(optimum, abs=1e-9)
+    assert found.n_trees_ == len(inside)
+    np.testing.assert_allclose(found.objectives_, inside, atol=1e-9)
+    every = found.predict_all(X)
+    for i in (0, len(found) - 1):
+        np.testing.assert_allclose(every[i], found[i].predict(X))
+
+
+def test_the_regression_set_votes_by_the_mean_and_round_trips(vote):
+    X, y = vote
+    rng = np.random.default_rng(3)
+    targets = y * 2.0 + rng.normal(0, 0.3, len(y))
+    found = RashomonSetRegressor(max_depth=2, epsilon=0.1, importance=True).fit(X, targets)
+    assert found.n_trees_ >= len(found) >= 1
+    np.testing.assert_allclose(found.predict(X, k=3), found.predict_all(X, k=3).mean(axis=0))
+    assert found.score(X, targets) > 0.5
+    assert np.all((found.usage_ >= 0) & (found.usage_ <= 1))
+    loaded = from_json(to_json(found))
+    assert type(loaded) is RashomonSetRegressor
+    np.testing.assert_allclose(loaded.predict(X), found.predict(X))
+    assert not hasattr(loaded, "classes_")
+    assert found[0].feature_importances_.shape == (X.shape[1],)

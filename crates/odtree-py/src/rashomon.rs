@@ -10,16 +10,21 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 /// Every tree of depth at most `max_depth` over the 0/1 matrix `x` whose cost (misclassified
-/// weight plus `leaf_penalty` per leaf) is at most `(1 + epsilon)` times the least, splitting
+/// weight, or with `targets` the weighted squared error around each leaf's mean, plus
+/// `leaf_penalty` per leaf) is at most `(1 + epsilon)` times the least, splitting
 /// only on the `allowed` features (all by default). Returns a dict: `optimum`, `bound`,
 /// `count` (the set's size, counted without building it), `costs`, `trees` and `node_weights`
 /// (the cheapest `max_trees`, or all, in cost order; each tree in pre-order, a split as its
 /// feature, a leaf as `-1 - class`, then each node's class weights in the same order, one run
-/// of `n_classes` per node, and rows, `node_rows`) and `stopped` (`None`, `"time_limit"` or `"interrupted"`: then the set is
-/// that of the last budget step completed). The GIL is released while it runs.
+/// of `n_classes` per node, or with `targets` its weight and weighted sums of the targets and
+/// their squares, and rows, `node_rows`) and `stopped` (`None`, `"time_limit"` or `"interrupted"`: then the set is
+/// that of the last budget step completed), and `wipes`: how often the kept optima and
+/// histograms were wiped to stay within `max_bytes` (then computed again as needed). The GIL
+/// is released while it runs.
 #[pyfunction]
 #[pyo3(signature = (x, labels, n_classes, weights, *, max_depth, leaf_penalty, epsilon,
-                    max_trees=None, allowed=None, time_limit=None))]
+                    max_trees=None, allowed=None, time_limit=None, max_bytes=None,
+                    targets=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn rashomon_set<'py>(
     py: Python<'py>,
@@ -33,6 +38,8 @@ pub fn rashomon_set<'py>(
     max_trees: Option<usize>,
     allowed: Option<Vec<u32>>,
     time_limit: Option<f64>,
+    max_bytes: Option<usize>,
+    targets: Option<PyReadonlyArray1<f64>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let n_rows = x.as_array().nrows();
     let matrix = matrix_of(&x).into_owned();
@@ -40,10 +47,16 @@ pub fn rashomon_set<'py>(
     let weights = weights.as_array().to_vec();
     let n_features = x.as_array().ncols() as u32;
     let allowed = allowed.unwrap_or_else(|| (0..n_features).collect());
+    let targets = targets.map(|t| t.as_array().to_vec());
     let (found, _) = run_interruptible(py, time_limit, move |budget| {
         let data = Dataset::new(&matrix, n_rows, &labels, n_classes)?;
-        Rashomon::new(&data, &weights, leaf_penalty, &allowed, budget)?
-            .search(max_depth, epsilon, max_trees)
+        let search = Rashomon::new(&data, &weights, leaf_penalty, &allowed, budget)?
+            .with_max_bytes(max_bytes);
+        match &targets {
+            Some(targets) => search.with_targets(targets)?,
+            None => search,
+        }
+        .search(max_depth, epsilon, max_trees)
     })?;
     let found = found.map_err(to_py_err)?;
     let out = PyDict::new(py);
@@ -64,5 +77,6 @@ pub fn rashomon_set<'py>(
     out.set_item("node_weights", weights)?;
     out.set_item("node_rows", rows)?;
     out.set_item("stopped", found.stopped.map(|stop| stop.as_str()))?;
+    out.set_item("wipes", found.wipes)?;
     Ok(out)
 }

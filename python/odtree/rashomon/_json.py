@@ -1,4 +1,5 @@
-"""The JSON form of a fitted :class:`RashomonSet`: an odtree model text (see
+"""The JSON form of a fitted :class:`RashomonSet` or :class:`RashomonSetRegressor`: an odtree
+model text (see
 :mod:`odtree._json`) with one binarizer for the whole set and its listed trees::
 
     {"format": "odtree-model", "format_version": 2, "estimator": "RashomonSet",
@@ -6,11 +7,14 @@
      "binarizer": {...}, "binary_features": [...],
      "listed": [{"codes": [3, -1, -2], "weights": [[5.0, 7.0], ...], "rows": [12, ...]}, ...],
      "objectives": [...], "n_trees": 4868, "optimum": 0.2, "bound": 0.21,
-     "status": "complete", "fit_time": 0.4, "usage": [...], "removal_loss": [...]}
+     "status": "complete", "fit_time": 0.4, "n_wipes": 0, "usage": [...],
+     "removal_loss": [...]}
 
 A listed tree is its codes in pre-order (a split as its binary feature, a leaf as
 ``-1 - class``) with each node's class weights and rows; ``usage`` and ``removal_loss`` are
-there when the set was fitted with ``importance=True``.
+there when the set was fitted with ``importance=True``. A regression set has no
+``"classes"``, and its nodes' statistics are their weight and weighted sums of the targets
+and of their squares.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from .. import _json as base
 
 #: The set's fit results besides its trees.
 _RESULTS = {"n_trees": int, "optimum": float, "bound": float, "status": str,
-            "fit_time": float}
+            "fit_time": float, "n_wipes": int}
 
 
 def set_to_json(model, indent=None) -> str:
@@ -38,9 +42,10 @@ def set_to_json(model, indent=None) -> str:
         "estimator": type(model).__name__,
         "params": {name: base._json_safe(value, f"parameter {name!r}")
                    for name, value in model.get_params(deep=False).items()},
-        "classes": base._encode_classes(model.classes_),
         "n_features_in": int(model.n_features_in_),
     }
+    if hasattr(model, "classes_"):
+        data["classes"] = base._encode_classes(model.classes_)
     if hasattr(model, "feature_names_in_"):
         data["feature_names_in"] = [str(name) for name in model.feature_names_in_]
     data.update(base.encode_features(model))
@@ -58,7 +63,7 @@ def set_to_json(model, indent=None) -> str:
 
 def set_from_dict(data: dict, cls: type):
     """The fitted set of a text's ``data`` (its header already checked)."""
-    missing = [key for key in ("params", "classes", "n_features_in", "binarizer",
+    missing = [key for key in ("params", "n_features_in", "binarizer",
                                "binary_features", "listed", "objectives", *_RESULTS)
                if key not in data]
     if missing:
@@ -68,7 +73,11 @@ def set_from_dict(data: dict, cls: type):
         model = cls(**base._expect(data, "params", dict))
     except TypeError as exc:
         raise ValueError(f"params do not fit {cls.__name__}: {exc}") from exc
-    model.classes_ = base._decode("classes", base._decode_classes, data["classes"])
+    if "classes" in data:
+        model.classes_ = base._decode("classes", base._decode_classes, data["classes"])
+    elif hasattr(model, "predict_proba"):
+        raise ValueError("odtree Rashomon set lacks the key 'classes'")
+    n_labels = len(model.classes_) if hasattr(model, "classes_") else 1
     model.n_features_in_ = base._expect(data, "n_features_in", int)
     names = base._decode_names(data, model.n_features_in_)
     if names is not None:
@@ -76,7 +85,7 @@ def set_from_dict(data: dict, cls: type):
     model.binarizer_, features = base.decode_features(data, model.n_features_in_)
     model.binary_features_ = features
     model._listed = [base._decode(f"listed[{i}]", _tree_from_dict, item, len(features),
-                                  len(model.classes_))
+                                  n_labels, model._stats_len())
                      for i, item in enumerate(base._expect(data, "listed", list))]
     model.objectives_ = np.array(base._expect(data, "objectives", list), dtype=np.float64)
     if len(model.objectives_) != len(model._listed):
@@ -90,9 +99,9 @@ def set_from_dict(data: dict, cls: type):
     return model
 
 
-def _tree_from_dict(item, n_features: int, n_classes: int):
+def _tree_from_dict(item, n_features: int, n_classes: int, n_stats: int):
     codes = np.array(item["codes"], dtype=np.int64)
-    weights = np.array(item["weights"], dtype=np.float64).reshape(len(codes), n_classes)
+    weights = np.array(item["weights"], dtype=np.float64).reshape(len(codes), n_stats)
     rows = np.array(item["rows"], dtype=np.int64)
     if len(codes) == 0 or len(rows) != len(codes) or np.any(codes >= n_features) or np.any(
             codes < -n_classes):

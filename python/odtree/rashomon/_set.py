@@ -1,4 +1,5 @@
-"""The Rashomon set: every tree nearly as good as the optimal one (:class:`RashomonSet`)."""
+"""The Rashomon set: every tree nearly as good as the optimal one (:class:`RashomonSet`, and
+:class:`RashomonSetRegressor` for squared error)."""
 
 from __future__ import annotations
 
@@ -6,24 +7,247 @@ import time
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._search.fitting import one_fit_at_a_time
+from .._search.memory import parse_bytes
 from .._utils.registry import register
 from .._utils.warn import warn
 from ..exceptions import NotOptimalWarning
 from ..preprocessing._binarizer import Binarizer
 from ..tree._arrays import Tree
 from ..tree._classifier import OptimalTreeClassifier
-from ..tree._fitted import fitted_classifier
+from ..tree._fitted import fitted_classifier, set_input
+from ..tree._regressor import OptimalTreeRegressor
 
-__all__ = ["RashomonSet"]
+__all__ = ["RashomonSet", "RashomonSetRegressor"]
 
 
-class RashomonSet(ClassifierMixin, BaseEstimator):
+class _RashomonBase(BaseEstimator):
+    """What the classification and regression sets share: the search, the listed trees,
+    the importances, JSON and the plot. A subclass says how targets are read
+    (:meth:`_targets`), how many statistics a node has (:meth:`_stats_len`), what a node
+    predicts (:meth:`_node_values`) and how a listed tree becomes an estimator
+    (:meth:`_estimator`)."""
+
+    #: Written to JSON by :mod:`odtree.rashomon._json` (through the two methods below).
+    _own_json = True
+
+    def _to_json_text(self, indent=None) -> str:
+        """This set as the JSON text of :func:`odtree.to_json`."""
+        from ._json import set_to_json
+
+        return set_to_json(self, indent)
+
+    @classmethod
+    def _from_json_dict(cls, data: dict):
+        """The set :func:`odtree.from_json` reads from ``data``."""
+        from ._json import set_from_dict
+
+        return set_from_dict(data, cls)
+
+    _parameter_constraints: dict = {
+        "max_depth": [Interval(Integral, 0, None, closed="left")],
+        "ccp_alpha": [Interval(Real, 0, None, closed="left")],
+        "epsilon": [Interval(Real, 0, None, closed="left")],
+        "max_trees": [Interval(Integral, 1, None, closed="left"), None],
+        "time_limit": [Interval(Real, 0, None, closed="left"), None],
+        "n_thresholds": [Interval(Integral, 1, None, closed="left")],
+        "memory_limit": [Interval(Integral, 1, None, closed="left"), str, None],
+        "importance": ["boolean"],
+    }
+
+    def __init__(self, max_depth=3, ccp_alpha=0.01, epsilon=0.05, *, max_trees=10000,
+                 time_limit=None, n_thresholds=10, memory_limit=None, importance=False):
+        self.max_depth = max_depth
+        self.ccp_alpha = ccp_alpha
+        self.epsilon = epsilon
+        self.max_trees = max_trees
+        self.time_limit = time_limit
+        self.n_thresholds = n_thresholds
+        self.memory_limit = memory_limit
+        self.importance = importance
+
+    @one_fit_at_a_time
+    def fit(self, X, y, sample_weight=None):
+        """Finds the set.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Training data: numeric, categorical or 0/1 columns.
+        y : array-like of shape (n_samples,)
+            Class labels, or the regressor's targets.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative row weights; rows of weight 0 are left out.
+
+        Returns
+        -------
+        self
+        """
+        from .._search.learners import rashomon_set
+
+        start = time.perf_counter()
+        self._validate_params()
+        y = column_or_1d(y, warn=True)
+        labels, n_labels, targets = self._targets(y)
+        binarizer = Binarizer(n_thresholds=self.n_thresholds).fit(X, y, sample_weight)
+        binary = np.ascontiguousarray(binarizer.transform(X), dtype=np.uint8)
+        if len(y) != len(binary):
+            raise ValueError(f"y has {len(y)} rows; X has {len(binary)}")
+        weight = np.ones(len(y)) if sample_weight is None else \
+            np.asarray(sample_weight, dtype=np.float64)
+        if weight.shape != (len(y),) or not np.all(np.isfinite(weight)) or np.any(weight < 0):
+            raise ValueError("sample_weight must hold one finite, non-negative weight per row")
+        kept = np.flatnonzero(weight > 0)
+        if len(kept) == 0:
+            raise ValueError("every sample weight is 0: there is nothing to fit")
+        binary, labels, weight = binary[kept], labels[kept].astype(np.uint32), weight[kept]
+        if targets is not None:
+            targets = np.ascontiguousarray(targets[kept], dtype=np.float64)
+        total = float(weight.sum())
+        search = dict(max_depth=self.max_depth, leaf_penalty=self.ccp_alpha * total,
+                      max_bytes=None if self.memory_limit is None else
+                      parse_bytes(self.memory_limit))
+
+        def run(epsilon, max_trees, allowed=None, time_limit=None):
+            return rashomon_set(binary, labels, n_labels, weight, **search,
+                                epsilon=epsilon, max_trees=max_trees, allowed=allowed,
+                                time_limit=time_limit, targets=targets)
+
+        found = run(self.epsilon, self.max_trees, time_limit=self.time_limit)
+        self.binarizer_ = binarizer
+        self.binary_features_ = list(binarizer.features_)
+        self.n_features_in_ = binarizer.n_features_in_
+        if hasattr(binarizer, "feature_names_in_"):
+            self.feature_names_in_ = binarizer.feature_names_in_
+        self.n_trees_ = int(found["count"])
+        self.objectives_ = np.asarray(found["costs"]) / total
+        self.optimum_ = found["optimum"] / total
+        self.bound_ = found["bound"] / total
+        self.status_ = found["stopped"] or "complete"
+        self.n_wipes_ = int(found["wipes"])
+        # each listed tree as its codes and node statistics; built as an estimator when
+        # asked for (``trees_``, ``set[i]``)
+        self._listed = [(np.asarray(tree, dtype=np.int64),
+                         np.asarray(weights).reshape(len(tree), self._stats_len()),
+                         np.asarray(rows, dtype=np.int64))
+                        for tree, weights, rows in zip(found["trees"], found["node_weights"],
+                                                       found["node_rows"], strict=True)]
+        self._built, self._names = {}, None
+        if self.importance and self.status_ == "complete":
+            self._importances(run, found, binarizer, total)
+        if self.status_ != "complete":
+            warn(f"{self.status_.replace('_', ' ')}: the set holds the {self.n_trees_} trees "
+                 f"of objective at most {self.bound_:.6g}, not all those up to "
+                 f"{(1 + self.epsilon) * self.optimum_:.6g}", NotOptimalWarning)
+        self.fit_time_ = time.perf_counter() - start
+        return self
+
+    def _importances(self, run, found, binarizer, total) -> None:
+        """``usage_`` and ``removal_loss_``: per input column, the set's trees without it are
+        those of the search that may not test it, within the same bound."""
+        columns = np.array([feature.column for feature in binarizer.features_])
+        usage = np.zeros(self.n_features_in_)
+        loss = np.zeros(self.n_features_in_)
+        bound = found["bound"]
+        for column in range(self.n_features_in_):
+            allowed = np.flatnonzero(columns != column).tolist()
+            if len(allowed) == len(columns):
+                continue  # no feature of this column: no tree tests it
+            least = run(0.0, 1, allowed)["optimum"]
+            loss[column] = (least - found["optimum"]) / total
+            if least > bound * (1 + 1e-12):
+                usage[column] = 1.0
+                continue
+            room = bound / least - 1.0 if least > 0 else 0.0
+            without = int(run(room, 1, allowed)["count"])
+            usage[column] = 1.0 - without / self.n_trees_
+        self.usage_, self.removal_loss_ = usage, loss
+
+    def _tree(self, index: int):
+        """Listed tree ``index`` as a fitted estimator."""
+        if index not in self._built:
+            codes, stats, rows = self._listed[index]
+            if self._names is None:
+                self._names = [f.name for f in self.binarizer_.features_]
+            model = self._estimator(codes, stats, rows)
+            model.objective_ = float(self.objectives_[index])
+            self._built[index] = model
+        return self._built[index]
+
+    @property
+    def trees_(self) -> list:
+        """The listed trees as fitted estimators, in the order of ``objectives_``."""
+        check_is_fitted(self)
+        return [self._tree(i) for i in range(len(self._listed))]
+
+    def __len__(self) -> int:
+        check_is_fitted(self)
+        return len(self._listed)
+
+    def __getitem__(self, index):
+        check_is_fitted(self)
+        if isinstance(index, slice):
+            return [self._tree(i) for i in range(len(self._listed))[index]]
+        return self._tree(range(len(self._listed))[index])
+
+    def __iter__(self):
+        check_is_fitted(self)
+        return (self._tree(i) for i in range(len(self._listed)))
+
+    def predict_all(self, X, k=None) -> np.ndarray:
+        """Each listed tree's predictions (the best ``k`` trees, or all listed), one row per
+        tree: an array of shape (n_trees, n_samples)."""
+        check_is_fitted(self)
+        binary = self.binarizer_.transform(X)
+        listed = self._listed[:k]
+        if not listed:
+            raise ValueError("the set lists no tree")
+        out = None
+        for i, (codes, stats, _) in enumerate(listed):
+            feature, left, right = _arrays(codes)
+            node = np.zeros(len(binary), dtype=np.int64)
+            for _ in range(self.max_depth):
+                at = np.flatnonzero(feature[node] >= 0)
+                if not len(at):
+                    break
+                ones = binary[at, feature[node[at]]] != 0
+                node[at] = np.where(ones, right[node[at]], left[node[at]])
+            values = self._node_values(codes, stats)[node]
+            if out is None:
+                out = np.empty((len(listed), len(binary)), dtype=values.dtype)
+            out[i] = values
+        return out
+
+    def plot(self, ax=None):
+        """A summary: the listed trees' objectives against their rank, and each input column's
+        usage across the set. Returns the matplotlib axes (two)."""
+        import matplotlib.pyplot as plt
+
+        check_is_fitted(self)
+        if ax is None:
+            _, ax = plt.subplots(1, 2, figsize=(10, 3.5))
+        ax[0].plot(np.arange(1, len(self.objectives_) + 1), self.objectives_, ".")
+        ax[0].axhline(self.bound_, color="grey", linestyle="--", linewidth=1)
+        ax[0].set(xlabel="tree (best first)", ylabel="objective",
+                  title=f"{self.n_trees_} trees within {1 + self.epsilon:g}× the optimum")
+        usage = getattr(self, "usage_", None)
+        if usage is not None:
+            names = getattr(self, "feature_names_in_", None)
+            if names is None:
+                names = [f"x{j}" for j in range(self.n_features_in_)]
+            order = np.argsort(-usage)[:20]
+            ax[1].barh([str(names[j]) for j in order][::-1], usage[order][::-1])
+            ax[1].set(xlabel="share of the set's trees using the column")
+        return ax
+
+
+
+class RashomonSet(ClassifierMixin, _RashomonBase):
     """Every tree whose objective is within ``(1 + epsilon)`` times the optimum.
 
     A tree's objective is its weighted misclassification share plus ``ccp_alpha`` per leaf,
@@ -59,6 +283,11 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
     n_thresholds : int, default=10
         Thresholds per numeric column (quantiles, as :class:`Binarizer`); categorical columns
         get one feature per category and 0/1 columns are used as they are.
+    memory_limit : int, str or None, default=None
+        Most memory the search's kept optima and histograms may take, in bytes or as a string
+        such as ``"500MB"``. Past it they are wiped and computed again as needed: the set is
+        the same, found more slowly (``n_wipes_`` counts the wipes). The listed trees are not
+        counted: ``max_trees`` bounds them.
     importance : bool, default=False
         Measure each input column's importance across the set, ``usage_`` and
         ``removal_loss_``: two more searches per input column (on heart-cleveland at depth 3,
@@ -86,6 +315,9 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
         column is taken away.
     status_ : {"complete", "time_limit", "interrupted"}
         Whether the whole set was found.
+    n_wipes_ : int
+        How often the search wiped its kept optima and histograms to keep to
+        ``memory_limit``.
     classes_ : ndarray
         The class labels.
     binarizer_ : Binarizer
@@ -110,196 +342,27 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
     [0.5, 0.0, 0.5]
     """
 
-    #: Written to JSON by :mod:`odtree.rashomon._json` (through the two methods below).
-    _own_json = True
-
-    def _to_json_text(self, indent=None) -> str:
-        """This set as the JSON text of :func:`odtree.to_json`."""
-        from ._json import set_to_json
-
-        return set_to_json(self, indent)
-
-    @classmethod
-    def _from_json_dict(cls, data: dict):
-        """The set :func:`odtree.from_json` reads from ``data``."""
-        from ._json import set_from_dict
-
-        return set_from_dict(data, cls)
-
-    _parameter_constraints: dict = {
-        "max_depth": [Interval(Integral, 0, None, closed="left")],
-        "ccp_alpha": [Interval(Real, 0, None, closed="left")],
-        "epsilon": [Interval(Real, 0, None, closed="left")],
-        "max_trees": [Interval(Integral, 1, None, closed="left"), None],
-        "time_limit": [Interval(Real, 0, None, closed="left"), None],
-        "n_thresholds": [Interval(Integral, 1, None, closed="left")],
-        "importance": ["boolean"],
-    }
-
-    def __init__(self, max_depth=3, ccp_alpha=0.01, epsilon=0.05, *, max_trees=10000,
-                 time_limit=None, n_thresholds=10, importance=False):
-        self.max_depth = max_depth
-        self.ccp_alpha = ccp_alpha
-        self.epsilon = epsilon
-        self.max_trees = max_trees
-        self.time_limit = time_limit
-        self.n_thresholds = n_thresholds
-        self.importance = importance
-
-    @one_fit_at_a_time
-    def fit(self, X, y, sample_weight=None):
-        """Finds the set.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Training data: numeric, categorical or 0/1 columns.
-        y : array-like of shape (n_samples,)
-            Class labels.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative row weights; rows of weight 0 are left out.
-
-        Returns
-        -------
-        self : RashomonSet
-        """
-        from .._search.learners import rashomon_set
-
-        start = time.perf_counter()
-        self._validate_params()
-        y = column_or_1d(y, warn=True)
+    def _targets(self, y):
         check_classification_targets(y)
-        binarizer = Binarizer(n_thresholds=self.n_thresholds).fit(X, y, sample_weight)
-        binary = np.ascontiguousarray(binarizer.transform(X), dtype=np.uint8)
-        if len(y) != len(binary):
-            raise ValueError(f"y has {len(y)} rows; X has {len(binary)}")
-        weight = np.ones(len(y)) if sample_weight is None else \
-            np.asarray(sample_weight, dtype=np.float64)
-        if weight.shape != (len(y),) or not np.all(np.isfinite(weight)) or np.any(weight < 0):
-            raise ValueError("sample_weight must hold one finite, non-negative weight per row")
-        kept = np.flatnonzero(weight > 0)
-        if len(kept) == 0:
-            raise ValueError("every sample weight is 0: there is nothing to fit")
         self.classes_, codes = np.unique(y, return_inverse=True)
-        binary, codes, weight = binary[kept], codes[kept].astype(np.uint32), weight[kept]
-        total = float(weight.sum())
-        search = dict(max_depth=self.max_depth, leaf_penalty=self.ccp_alpha * total)
+        return codes, len(self.classes_), None
 
-        def run(epsilon, max_trees, allowed=None, time_limit=None):
-            return rashomon_set(binary, codes, len(self.classes_), weight, **search,
-                                epsilon=epsilon, max_trees=max_trees, allowed=allowed,
-                                time_limit=time_limit)
+    def _stats_len(self) -> int:
+        return len(self.classes_)
 
-        found = run(self.epsilon, self.max_trees, time_limit=self.time_limit)
-        self.binarizer_ = binarizer
-        self.binary_features_ = list(binarizer.features_)
-        self.n_features_in_ = binarizer.n_features_in_
-        if hasattr(binarizer, "feature_names_in_"):
-            self.feature_names_in_ = binarizer.feature_names_in_
-        self.n_trees_ = int(found["count"])
-        self.objectives_ = np.asarray(found["costs"]) / total
-        self.optimum_ = found["optimum"] / total
-        self.bound_ = found["bound"] / total
-        self.status_ = found["stopped"] or "complete"
-        # each listed tree as its codes and node class weights; built as a classifier when
-        # asked for (``trees_``, ``set[i]``)
-        self._listed = [(np.asarray(tree, dtype=np.int64),
-                         np.asarray(weights).reshape(len(tree), len(self.classes_)),
-                         np.asarray(rows, dtype=np.int64))
-                        for tree, weights, rows in zip(found["trees"], found["node_weights"],
-                                                       found["node_rows"], strict=True)]
-        self._built, self._names = {}, None
-        if self.importance and self.status_ == "complete":
-            self._importances(run, found, binarizer, total)
-        if self.status_ != "complete":
-            warn(f"{self.status_.replace('_', ' ')}: the set holds the {self.n_trees_} trees "
-                 f"of objective at most {self.bound_:.6g}, not all those up to "
-                 f"{(1 + self.epsilon) * self.optimum_:.6g}", NotOptimalWarning)
-        self.fit_time_ = time.perf_counter() - start
-        return self
+    def _node_values(self, codes, stats) -> np.ndarray:
+        return self.classes_[np.where(codes < 0, -1 - codes, np.argmax(stats, axis=1))]
 
-    def _importances(self, run, found, binarizer, total) -> None:
-        """``usage_`` and ``removal_loss_``: per input column, the set's trees without it are
-        those of the search that may not test it, within the same bound."""
-        columns = np.array([feature.column for feature in binarizer.features_])
-        usage = np.zeros(self.n_features_in_)
-        loss = np.zeros(self.n_features_in_)
-        bound = found["bound"]
-        for column in range(self.n_features_in_):
-            allowed = np.flatnonzero(columns != column).tolist()
-            if len(allowed) == len(columns):
-                continue  # no feature of this column: no tree tests it
-            least = run(0.0, 1, allowed)["optimum"]
-            loss[column] = (least - found["optimum"]) / total
-            if least > bound * (1 + 1e-12):
-                usage[column] = 1.0
-                continue
-            room = bound / least - 1.0 if least > 0 else 0.0
-            without = int(run(room, 1, allowed)["count"])
-            usage[column] = 1.0 - without / self.n_trees_
-        self.usage_, self.removal_loss_ = usage, loss
-
-    def _tree(self, index: int) -> OptimalTreeClassifier:
-        """Listed tree ``index`` as a fitted classifier."""
-        if index in self._built:
-            return self._built[index]
-        codes, weights, rows = self._listed[index]
+    def _estimator(self, codes, stats, rows) -> OptimalTreeClassifier:
         feature, left, right = _arrays(codes)
-        leaves = codes < 0
-        node_classes = np.where(leaves, -1 - codes, np.argmax(weights, axis=1))
+        node_classes = np.where(codes < 0, -1 - codes, np.argmax(stats, axis=1))
         tree = Tree(children_left=left, children_right=right, feature=feature,
-                    value=weights[:, np.newaxis, :], n_node_samples=rows,
-                    weighted_n_node_samples=weights.sum(axis=1))
-        if self._names is None:
-            self._names = [f.name for f in self.binarizer_.features_]
-        model = fitted_classifier(OptimalTreeClassifier(max_depth=self.max_depth), tree=tree,
-                                  classes=self.classes_, binarizer=self.binarizer_,
-                                  node_classes=node_classes, status="optimal",
-                                  binary_feature_names=self._names)
-        model.objective_ = float(self.objectives_[index])
-        self._built[index] = model
-        return model
-
-    @property
-    def trees_(self) -> list:
-        """The listed trees as fitted classifiers, in the order of ``objectives_``."""
-        check_is_fitted(self)
-        return [self._tree(i) for i in range(len(self._listed))]
-
-    def __len__(self) -> int:
-        check_is_fitted(self)
-        return len(self._listed)
-
-    def __getitem__(self, index):
-        check_is_fitted(self)
-        if isinstance(index, slice):
-            return [self._tree(i) for i in range(len(self._listed))[index]]
-        return self._tree(range(len(self._listed))[index])
-
-    def __iter__(self):
-        check_is_fitted(self)
-        return (self._tree(i) for i in range(len(self._listed)))
-
-    def predict_all(self, X, k=None) -> np.ndarray:
-        """Each listed tree's predictions (the best ``k`` trees, or all listed), one row per
-        tree: an array of shape (n_trees, n_samples)."""
-        check_is_fitted(self)
-        binary = self.binarizer_.transform(X)
-        listed = self._listed[:k]
-        if not listed:
-            raise ValueError("the set lists no tree")
-        out = np.empty((len(listed), len(binary)), dtype=self.classes_.dtype)
-        for i, (codes, *_) in enumerate(listed):
-            feature, left, right = _arrays(codes)
-            node = np.zeros(len(binary), dtype=np.int64)
-            for _ in range(self.max_depth):
-                at = np.flatnonzero(feature[node] >= 0)
-                if not len(at):
-                    break
-                ones = binary[at, feature[node[at]]] != 0
-                node[at] = np.where(ones, right[node[at]], left[node[at]])
-            out[i] = self.classes_[-1 - codes[node]]
-        return out
+                    value=stats[:, np.newaxis, :], n_node_samples=rows,
+                    weighted_n_node_samples=stats.sum(axis=1))
+        return fitted_classifier(OptimalTreeClassifier(max_depth=self.max_depth), tree=tree,
+                                 classes=self.classes_, binarizer=self.binarizer_,
+                                 node_classes=node_classes, status="optimal",
+                                 binary_feature_names=self._names)
 
     def predict_proba(self, X, k=None) -> np.ndarray:
         """The share of the best ``k`` listed trees (or all listed) voting for each class."""
@@ -313,30 +376,73 @@ class RashomonSet(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         return self.classes_[np.argmax(self.predict_proba(X, k), axis=1)]
 
-    def plot(self, ax=None):
-        """A summary: the listed trees' objectives against their rank, and each input column's
-        usage across the set. Returns the matplotlib axes (two)."""
-        import matplotlib.pyplot as plt
 
+class RashomonSetRegressor(RegressorMixin, _RashomonBase):
+    """Every regression tree whose objective is within ``(1 + epsilon)`` times the optimum.
+
+    A tree's objective is the weighted mean squared error of its leaves (each predicting the
+    weighted mean of its rows) plus ``ccp_alpha`` per leaf, over trees of depth at most
+    ``max_depth`` on the binarized features; otherwise as :class:`RashomonSet`, whose
+    parameters and attributes it shares (without ``classes_``). ``trees_`` are fitted
+    :class:`OptimalTreeRegressor` trees and ``predict`` averages the best ``k``.
+
+    Parameters
+    ----------
+    max_depth, ccp_alpha, epsilon, max_trees, time_limit, n_thresholds, memory_limit, \
+importance
+        As in :class:`RashomonSet`.
+
+    Attributes
+    ----------
+    n_trees_, objectives_, optimum_, bound_, trees_, usage_, removal_loss_, status_, \
+n_wipes_, binarizer_, binary_features_, n_features_in_, fit_time_
+        As in :class:`RashomonSet`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from odtree import RashomonSetRegressor
+    >>> X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]] * 3)
+    >>> y = np.array([1.0, 1.0, 5.0, 5.2] * 3)
+    >>> good = RashomonSetRegressor(max_depth=1, ccp_alpha=0.0, epsilon=0.0).fit(X, y)
+    >>> good.n_trees_, good.predict([[1, 0]]).round(2).tolist()
+    (1, [5.1])
+    """
+
+    def _targets(self, y):
+        targets = np.asarray(y, dtype=np.float64)
+        if not np.all(np.isfinite(targets)):
+            raise ValueError("y must hold finite numbers")
+        return np.zeros(len(targets), dtype=np.uint32), 1, targets
+
+    def _stats_len(self) -> int:
+        return 3
+
+    def _node_values(self, codes, stats) -> np.ndarray:
+        return stats[:, 1] / np.maximum(stats[:, 0], np.finfo(float).tiny)
+
+    def _estimator(self, codes, stats, rows) -> OptimalTreeRegressor:
+        feature, left, right = _arrays(codes)
+        weight, mean = stats[:, 0], self._node_values(codes, stats)
+        tree = Tree(children_left=left, children_right=right, feature=feature,
+                    value=mean.reshape(-1, 1, 1), n_node_samples=rows,
+                    weighted_n_node_samples=weight,
+                    impurity=np.maximum(stats[:, 2] - weight * mean**2, 0.0))
+        model = OptimalTreeRegressor(max_depth=self.max_depth)
+        set_input(model, self.binarizer_, self._names)
+        model.tree_ = tree
+        model.lower_bound_, model.status_, model.optimal_ = 0.0, "optimal", True
+        model.fit_time_, model.n_cache_entries_ = 0.0, 0
+        return model
+
+    def predict(self, X, k=None) -> np.ndarray:
+        """The mean of the predictions of the best ``k`` listed trees (or all listed)."""
         check_is_fitted(self)
-        if ax is None:
-            _, ax = plt.subplots(1, 2, figsize=(10, 3.5))
-        ax[0].plot(np.arange(1, len(self.objectives_) + 1), self.objectives_, ".")
-        ax[0].axhline(self.bound_, color="grey", linestyle="--", linewidth=1)
-        ax[0].set(xlabel="tree (best first)", ylabel="objective",
-                  title=f"{self.n_trees_} trees within {1 + self.epsilon:g}× the optimum")
-        usage = getattr(self, "usage_", None)
-        if usage is not None:
-            names = getattr(self, "feature_names_in_", None)
-            if names is None:
-                names = [f"x{j}" for j in range(self.n_features_in_)]
-            order = np.argsort(-usage)[:20]
-            ax[1].barh([str(names[j]) for j in order][::-1], usage[order][::-1])
-            ax[1].set(xlabel="share of the set's trees using the column")
-        return ax
+        return self.predict_all(X, k).mean(axis=0)
 
 
 register(RashomonSet)
+register(RashomonSetRegressor)
 
 
 def _arrays(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

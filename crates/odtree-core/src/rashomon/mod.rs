@@ -2,8 +2,9 @@
 //! without being built, and listed best first.
 //!
 //! A tree's cost is its leaves' misclassified weight plus a penalty per leaf; a leaf predicts
-//! its heaviest class (ties to the lowest), and a split must leave rows on both sides. Two
-//! trees differ when their splits differ. A subproblem is a set of rows and a depth; for each
+//! its heaviest class (ties to the lowest), and a split must leave rows on both sides. With
+//! targets instead of classes ([`Rashomon::with_targets`]) a leaf costs the weighted squared
+//! error around its rows' weighted mean. Two trees differ when their splits differ. A subproblem is a set of rows and a depth; for each
 //! one the search keeps its optimum and, for the largest budget asked so far, the sorted
 //! costs of all its subtrees within that budget with how many subtrees have each cost (SORTD's
 //! sorted lists, NeurIPS 2025, as histograms). A split's costs are the sums of its children's,
@@ -23,8 +24,9 @@ mod tests;
 /// then the other), a leaf predicting class `c` is `-1 - c`.
 pub type Codes = Vec<i64>;
 
-/// A listed tree: its cost, its codes, and each node's class weights (in pre-order, one run
-/// of `n_classes` per node) and rows.
+/// A listed tree: its cost, its codes, and each node's statistics (in pre-order, one run per
+/// node: the class weights, or the weight and weighted sums of the targets and their
+/// squares) and rows.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Listed {
     pub cost: f64,
@@ -36,13 +38,18 @@ pub struct Listed {
 /// Subtree costs, sorted, each with the number of subtrees that have it.
 type Histogram = Rc<Vec<(f64, u128)>>;
 
-/// A set of rows (a bitset) and the depth left.
-type Key = (Box<[u64]>, u32);
+/// A set of rows, as a bitset.
+type Rows = Box<[u64]>;
+
+/// A set of rows and the depth left.
+type Key = (Rows, u32);
 
 /// The search over one dataset.
 pub struct Rashomon<'a> {
     data: &'a Dataset,
     weights: &'a [f64],
+    /// Regression targets, one per row; `None` for classes.
+    targets: Option<&'a [f64]>,
     penalty: f64,
     /// The features a split may test, ascending.
     allowed: Vec<u32>,
@@ -51,6 +58,12 @@ pub struct Rashomon<'a> {
     /// Per subproblem: the budget its histogram covers, and the histogram.
     histograms: FxHashMap<Key, (f64, Histogram)>,
     budget: Budget,
+    /// Most bytes the kept optima and histograms may take; past it both are wiped (each is
+    /// computed again when needed).
+    max_bytes: Option<usize>,
+    /// Bytes the kept optima and histograms take, as counted.
+    held: usize,
+    wipes: usize,
 }
 
 /// What a search found.
@@ -68,6 +81,8 @@ pub struct RashomonSet {
     /// Why the search stopped early, if it did: then `bound`, `count` and `trees` are those of
     /// the last budget completed, a prefix of the full set in cost order.
     pub stopped: Option<Stop>,
+    /// How many times the kept optima and histograms were wiped to keep to the memory limit.
+    pub wipes: usize,
 }
 
 impl<'a> Rashomon<'a> {
@@ -106,6 +121,7 @@ impl<'a> Rashomon<'a> {
         Ok(Self {
             data,
             weights,
+            targets: None,
             penalty,
             allowed,
             // rounding noise of sums in other orders, relative to the numbers summed
@@ -113,11 +129,59 @@ impl<'a> Rashomon<'a> {
             optima: FxHashMap::default(),
             histograms: FxHashMap::default(),
             budget,
+            max_bytes: None,
+            held: 0,
+            wipes: 0,
         })
     }
 
+    /// The same search for regression: a leaf costs the weighted squared error of `targets`
+    /// (one per row) around their weighted mean, and its codes are `-1`.
+    pub fn with_targets(self, targets: &'a [f64]) -> Result<Self> {
+        if targets.len() != self.data.n_rows() || targets.iter().any(|t| !t.is_finite()) {
+            return Err(OdtError::InvalidData(format!(
+                "targets must be {} finite numbers, one per row",
+                self.data.n_rows()
+            )));
+        }
+        let scale: f64 = (targets.iter())
+            .zip(self.weights)
+            .map(|(t, w)| w * t * t)
+            .sum();
+        Ok(Self {
+            targets: Some(targets),
+            tolerance: self.tolerance + 1e-9 * scale,
+            ..self
+        })
+    }
+
+    /// The same search keeping at most `max_bytes` of optima and histograms: past it, both
+    /// are wiped and computed again as needed (the set found is the same, only slower). The
+    /// trees listed are not counted.
+    pub fn with_max_bytes(self, max_bytes: Option<usize>) -> Self {
+        Self { max_bytes, ..self }
+    }
+
+    /// Counts `bytes` more kept, and wipes what is kept when that passes the limit.
+    fn keep(&mut self, bytes: usize) {
+        self.held += bytes;
+        if self.max_bytes.is_some_and(|most| self.held > most) {
+            self.optima.clear();
+            self.histograms.clear();
+            self.optima.shrink_to_fit();
+            self.histograms.shrink_to_fit();
+            self.held = 0;
+            self.wipes += 1;
+        }
+    }
+
+    /// The bytes of a key and of a map entry around it.
+    fn key_bytes(&self) -> usize {
+        8 * self.data.n_words() + 64
+    }
+
     /// Every row, as a bitset.
-    fn all_rows(&self) -> Box<[u64]> {
+    fn all_rows(&self) -> Rows {
         let mut rows = vec![u64::MAX; self.data.n_words()];
         let tail = self.data.n_rows() % 64;
         if tail != 0 {
@@ -126,23 +190,42 @@ impl<'a> Rashomon<'a> {
         rows.into_boxed_slice()
     }
 
-    /// The weight of each class among `rows`.
+    /// The statistics of `rows`: the weight of each class, or the weight and the weighted
+    /// sums of the targets and of their squares.
     fn class_weights(&self, rows: &[u64]) -> Vec<f64> {
-        let mut by_class = vec![0.0; self.data.n_classes()];
-        for (w, &word) in rows.iter().enumerate() {
-            let mut bits = word;
-            while bits != 0 {
-                let row = w * 64 + bits.trailing_zeros() as usize;
-                by_class[self.data.labels()[row] as usize] += self.weights[row];
-                bits &= bits - 1;
+        let len = match self.targets {
+            Some(_) => 3,
+            None => self.data.n_classes(),
+        };
+        let mut stats = vec![0.0; len];
+        for row in rows_of(rows) {
+            match self.targets {
+                Some(targets) => {
+                    let (w, t) = (self.weights[row], targets[row]);
+                    stats[0] += w;
+                    stats[1] += w * t;
+                    stats[2] += w * t * t;
+                }
+                None => stats[self.data.labels()[row] as usize] += self.weights[row],
             }
         }
-        by_class
+        stats
     }
 
-    /// The cost and class of a leaf over `rows`.
+    /// The cost and class of a leaf over `rows` (class 0 for regression).
     fn leaf(&self, rows: &[u64]) -> (f64, u32) {
         let by_class = self.class_weights(rows);
+        if let Some(targets) = self.targets {
+            let mean = if by_class[0] > 0.0 {
+                by_class[1] / by_class[0]
+            } else {
+                0.0
+            };
+            let error: f64 = rows_of(rows)
+                .map(|row| self.weights[row] * (targets[row] - mean).powi(2))
+                .sum();
+            return (error + self.penalty, 0);
+        }
         let mut best = 0;
         for (c, &weight) in by_class.iter().enumerate() {
             if weight > by_class[best] {
@@ -154,11 +237,11 @@ impl<'a> Rashomon<'a> {
     }
 
     /// The two children of a split of `rows` on `feature`, if both hold rows.
-    fn split(&self, rows: &[u64], feature: u32) -> Option<(Box<[u64]>, Box<[u64]>)> {
+    fn split(&self, rows: &[u64], feature: u32) -> Option<(Rows, Rows)> {
         let zero = self.data.item_mask(item(feature, false));
         let one = self.data.item_mask(item(feature, true));
-        let left: Box<[u64]> = rows.iter().zip(zero).map(|(r, m)| r & m).collect();
-        let right: Box<[u64]> = rows.iter().zip(one).map(|(r, m)| r & m).collect();
+        let left: Rows = rows.iter().zip(zero).map(|(r, m)| r & m).collect();
+        let right: Rows = rows.iter().zip(one).map(|(r, m)| r & m).collect();
         let holds = |side: &[u64]| side.iter().any(|&w| w != 0);
         (holds(&left) && holds(&right)).then_some((left, right))
     }
@@ -179,6 +262,7 @@ impl<'a> Rashomon<'a> {
             }
         }
         self.optima.insert(key, best);
+        self.keep(self.key_bytes() + 8);
         best
     }
 
@@ -237,7 +321,9 @@ impl<'a> Rashomon<'a> {
             }
         }
         let histogram = Rc::new(merged);
+        let bytes = self.key_bytes() + 32 * histogram.len();
         self.histograms.insert(key, (bound, histogram.clone()));
+        self.keep(bytes);
         Some(histogram)
     }
 
@@ -322,6 +408,7 @@ impl<'a> Rashomon<'a> {
             count: 0,
             trees: Vec::new(),
             stopped: None,
+            wipes: 0,
         };
         let steps: &[f64] = if self.budget.deadline().is_some() {
             &[0.0, 1.0 / 16.0, 0.125, 0.25, 0.5, 1.0]
@@ -335,6 +422,7 @@ impl<'a> Rashomon<'a> {
             }
             let Some(histogram) = self.histogram(&root, depth, bound) else {
                 found.stopped = self.budget.stopped();
+                found.wipes = self.wipes;
                 return Ok(found);
             };
             let count = histogram
@@ -356,6 +444,7 @@ impl<'a> Rashomon<'a> {
             self.trees(&root, depth, upto, &mut trees);
             if self.budget.stopped().is_some() {
                 found.stopped = self.budget.stopped();
+                found.wipes = self.wipes;
                 return Ok(found);
             }
             trees.sort_by(|a, b| {
@@ -370,6 +459,7 @@ impl<'a> Rashomon<'a> {
                 count,
                 trees,
                 stopped: None,
+                wipes: self.wipes,
             };
         }
         Ok(found)
@@ -385,4 +475,18 @@ impl<'a> Rashomon<'a> {
 /// The number of rows in a bitset.
 fn count_rows(rows: &[u64]) -> u32 {
     rows.iter().map(|w| w.count_ones()).sum()
+}
+
+/// The rows of a bitset, ascending.
+fn rows_of(rows: &[u64]) -> impl Iterator<Item = usize> + '_ {
+    rows.iter().enumerate().flat_map(|(w, &word)| {
+        let mut bits = word;
+        std::iter::from_fn(move || {
+            (bits != 0).then(|| {
+                let row = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                row
+            })
+        })
+    })
 }

@@ -74,6 +74,50 @@ proptest! {
             prop_assert!((root - weights.iter().sum::<f64>()).abs() <= 1e-9 * (1.0 + root));
         }
         prop_assert_eq!(set.stopped, None);
+        // a memory limit small enough to wipe again and again finds the same set
+        let mut tight = Rashomon::new(&data, &weights, penalty, &all, Budget::default())
+            .unwrap()
+            .with_max_bytes(Some(1000));
+        let again = tight.search(depth, epsilon, cap).unwrap();
+        prop_assert_eq!(again.count, set.count);
+        prop_assert_eq!(&again.trees, &set.trees);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+
+    /// For regression (squared error around the leaf's weighted mean) the set's size and
+    /// sorted costs are brute force's too.
+    #[test]
+    fn the_regression_set_is_every_tree_within_the_budget(
+        (x, _, weights) in problems(),
+        targets_seed in 0u64..1000,
+        depth in 0u32..=2,
+        penalty in prop_oneof![Just(0.0), Just(0.5)],
+        epsilon in prop_oneof![Just(0.0), Just(0.2), Just(1.0)],
+    ) {
+        let n_rows = weights.len();
+        let targets: Vec<f64> = (0..n_rows as u64)
+            .map(|i| ((i * 7 + targets_seed) % 5) as f64 * 0.5)
+            .collect();
+        let data = Dataset::new(&x, n_rows, &vec![0; n_rows], 1).unwrap();
+        let all: Vec<u32> = (0..data.n_features() as u32).collect();
+        let mut search = Rashomon::new(&data, &weights, penalty, &all, Budget::default())
+            .unwrap()
+            .with_targets(&targets)
+            .unwrap();
+        let set = search.search(depth, epsilon, None).unwrap();
+        let mut brute = every_tree(&search, &search.all_rows(), depth);
+        let optimum = brute.iter().map(|t| t.0).fold(f64::INFINITY, f64::min);
+        prop_assert!((set.optimum - optimum).abs() <= 1e-9 * (1.0 + optimum));
+        let bound = (1.0 + epsilon) * optimum + 1e-9 * (1.0 + optimum);
+        brute.retain(|t| t.0 <= bound);
+        brute.sort_by(|a, b| a.0.total_cmp(&b.0));
+        prop_assert_eq!(set.count, brute.len() as u128);
+        for (listed, (want, _)) in set.trees.iter().zip(&brute) {
+            prop_assert!((listed.cost - want).abs() <= 1e-9 * (1.0 + want));
+        }
     }
 }
 
