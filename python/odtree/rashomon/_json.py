@@ -7,7 +7,7 @@ model text (see
      "binarizer": {...}, "binary_features": [...],
      "listed": [{"codes": [3, -1, -2], "weights": [[5.0, 7.0], ...], "rows": [12, ...]}, ...],
      "objectives": [...], "n_trees": 4868, "optimum": 0.2, "bound": 0.21,
-     "status": "complete", "fit_time": 0.4, "n_wipes": 0, "usage": [...],
+     "status": "optimal", "fit_time": 0.4, "n_wipes": 0, "usage": [...],
      "removal_loss": [...]}
 
 A listed tree is its codes in pre-order (a split as its binary feature, a leaf as

@@ -128,7 +128,7 @@ class _RashomonBase(BaseEstimator):
         self.objectives_ = np.asarray(found["costs"]) / total
         self.optimum_ = found["optimum"] / total
         self.bound_ = found["bound"] / total
-        self.status_ = found["stopped"] or "complete"
+        self.status_ = found["stopped"] or "optimal"
         self.n_wipes_ = int(found["wipes"])
         # each listed tree as its codes and node statistics; built as an estimator when
         # asked for (``trees_``, ``set[i]``)
@@ -138,9 +138,9 @@ class _RashomonBase(BaseEstimator):
                         for tree, weights, rows in zip(found["trees"], found["node_weights"],
                                                        found["node_rows"], strict=True)]
         self._built, self._names = {}, None
-        if self.importance and self.status_ == "complete":
+        if self.importance and self.status_ == "optimal":
             self._importances(run, found, binarizer, total)
-        if self.status_ != "complete":
+        if self.status_ != "optimal":
             warn(f"{self.status_.replace('_', ' ')}: the set holds the {self.n_trees_} trees "
                  f"of objective at most {self.bound_:.6g}, not all those up to "
                  f"{(1 + self.epsilon) * self.optimum_:.6g}", NotOptimalWarning)
@@ -313,8 +313,9 @@ class RashomonSet(ClassifierMixin, _RashomonBase):
     removal_loss_ : ndarray of shape (n_features_in_,)
         With ``importance=True``: how much the optimal objective rises when each input
         column is taken away.
-    status_ : {"complete", "time_limit", "interrupted"}
-        Whether the whole set was found.
+    status_ : {"optimal", "time_limit", "interrupted"}
+        ``"optimal"`` when the whole set was found (every tree within the bound, proven),
+        else why the search stopped.
     n_wipes_ : int
         How often the search wiped its kept optima and histograms to keep to
         ``memory_limit``.
