@@ -213,6 +213,19 @@ def encode_features(model) -> dict:
     return {"binarizer": part, "binary_features": runs}
 
 
+def decode_input(data, model) -> list:
+    """Sets what ``model`` knows of its input from a text's ``data`` (``n_features_in_``,
+    ``feature_names_in_`` where written, ``binarizer_``, ``binary_features_``) and returns the
+    binary features."""
+    model.n_features_in_ = _expect(data, "n_features_in", int)
+    names = _decode_names(data, model.n_features_in_)
+    if names is not None:
+        model.feature_names_in_ = np.array(names, dtype=object)
+    model.binarizer_, features = decode_features(data, model.n_features_in_)
+    model.binary_features_ = features
+    return features
+
+
 def decode_features(data, n_features_in: int) -> tuple:
     """The binarizer and binary features of a text's ``data``, of either format version,
     checked against each other and against the ``n_features_in`` input columns."""

@@ -97,12 +97,7 @@ def forest_from_dict(data: dict, forest_class: type):
     model = _build(forest_class, params)
 
     model.classes_ = base._decode("classes", base._decode_classes, data["classes"])
-    model.n_features_in_ = base._expect(data, "n_features_in", int)
-    names = base._decode_names(data, model.n_features_in_)
-    if names is not None:
-        model.feature_names_in_ = np.array(names, dtype=object)
-    model.binarizer_, features = base.decode_features(data, model.n_features_in_)
-    model.binary_features_ = features
+    features = base.decode_input(data, model)
     model.binary_feature_names_ = np.array([f.name for f in features], dtype=object)
 
     members = base._expect(data, "members", list)

@@ -78,12 +78,7 @@ def set_from_dict(data: dict, cls: type):
     elif hasattr(model, "predict_proba"):
         raise ValueError("odtree Rashomon set lacks the key 'classes'")
     n_labels = len(model.classes_) if hasattr(model, "classes_") else 1
-    model.n_features_in_ = base._expect(data, "n_features_in", int)
-    names = base._decode_names(data, model.n_features_in_)
-    if names is not None:
-        model.feature_names_in_ = np.array(names, dtype=object)
-    model.binarizer_, features = base.decode_features(data, model.n_features_in_)
-    model.binary_features_ = features
+    features = base.decode_input(data, model)
     model._listed = [base._decode(f"listed[{i}]", _tree_from_dict, item, len(features),
                                   n_labels, model._stats_len())
                      for i, item in enumerate(base._expect(data, "listed", list))]
