@@ -92,22 +92,7 @@ class _RashomonBase(BaseEstimator):
 
         start = time.perf_counter()
         self._validate_params()
-        y = column_or_1d(y, warn=True)
-        labels, n_labels, targets = self._targets(y)
-        binarizer = Binarizer(n_thresholds=self.n_thresholds).fit(X, y, sample_weight)
-        binary = np.ascontiguousarray(binarizer.transform(X), dtype=np.uint8)
-        if len(y) != len(binary):
-            raise ValueError(f"y has {len(y)} rows; X has {len(binary)}")
-        weight = np.ones(len(y)) if sample_weight is None else \
-            np.asarray(sample_weight, dtype=np.float64)
-        if weight.shape != (len(y),) or not np.all(np.isfinite(weight)) or np.any(weight < 0):
-            raise ValueError("sample_weight must hold one finite, non-negative weight per row")
-        kept = np.flatnonzero(weight > 0)
-        if len(kept) == 0:
-            raise ValueError("every sample weight is 0: there is nothing to fit")
-        binary, labels, weight = binary[kept], labels[kept].astype(np.uint32), weight[kept]
-        if targets is not None:
-            targets = np.ascontiguousarray(targets[kept], dtype=np.float64)
+        binarizer, binary, labels, n_labels, weight, targets = self._rows(X, y, sample_weight)
         total = float(weight.sum())
         search = dict(max_depth=self.max_depth, leaf_penalty=self.ccp_alpha * total,
                       max_bytes=None if self.memory_limit is None else
@@ -146,6 +131,27 @@ class _RashomonBase(BaseEstimator):
                  f"{(1 + self.epsilon) * self.optimum_:.6g}", NotOptimalWarning)
         self.fit_time_ = time.perf_counter() - start
         return self
+
+    def _rows(self, X, y, sample_weight) -> tuple:
+        """The fitted binarizer, and the rows of positive weight: their 0/1 matrix, labels,
+        number of labels, weights and targets (``None`` for classes)."""
+        y = column_or_1d(y, warn=True)
+        labels, n_labels, targets = self._targets(y)
+        binarizer = Binarizer(n_thresholds=self.n_thresholds).fit(X, y, sample_weight)
+        binary = np.ascontiguousarray(binarizer.transform(X), dtype=np.uint8)
+        if len(y) != len(binary):
+            raise ValueError(f"y has {len(y)} rows; X has {len(binary)}")
+        weight = np.ones(len(y)) if sample_weight is None else \
+            np.asarray(sample_weight, dtype=np.float64)
+        if weight.shape != (len(y),) or not np.all(np.isfinite(weight)) or np.any(weight < 0):
+            raise ValueError("sample_weight must hold one finite, non-negative weight per row")
+        kept = np.flatnonzero(weight > 0)
+        if len(kept) == 0:
+            raise ValueError("every sample weight is 0: there is nothing to fit")
+        if targets is not None:
+            targets = np.ascontiguousarray(targets[kept], dtype=np.float64)
+        return (binarizer, binary[kept], labels[kept].astype(np.uint32), n_labels,
+                weight[kept], targets)
 
     def _importances(self, run, found, binarizer, total) -> None:
         """``usage_`` and ``removal_loss_``: per input column, the set's trees without it are
