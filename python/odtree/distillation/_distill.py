@@ -208,9 +208,10 @@ class DistilledTreeClassifier(ClassifierMixin, _Distilled):
 
     Parameters
     ----------
-    model : classifier with ``predict`` (and ``predict_proba`` when ``soft``), default=None
-        The black box: used as it is when fitted (or not a scikit-learn estimator), else a
-        clone fitted on ``fit``'s ``(X, y)``. ``None``: scikit-learn's
+    model : classifier or None, default=None
+        The black box, with ``predict`` (and ``predict_proba`` for ``soft=True``): used as
+        it is when fitted (or not a scikit-learn estimator), else a clone fitted on
+        ``fit``'s ``(X, y)``. ``None``: scikit-learn's
         ``RandomForestClassifier(random_state=0)``.
     soft : bool, default=False
         Weigh each row's classes by the model's probabilities instead of taking its
@@ -319,9 +320,9 @@ class DistilledTreeRegressor(RegressorMixin, _Distilled):
 
     Parameters
     ----------
-    model : regressor with ``predict``, default=None
-        The black box: used as it is when fitted (or not a scikit-learn estimator), else a
-        clone fitted on ``fit``'s ``(X, y)``. ``None``: scikit-learn's
+    model : regressor or None, default=None
+        The black box, with ``predict``: used as it is when fitted (or not a scikit-learn
+        estimator), else a clone fitted on ``fit``'s ``(X, y)``. ``None``: scikit-learn's
         ``RandomForestRegressor(random_state=0)``.
     max_depth, min_samples_leaf, max_leaf_nodes, ccp_alpha, thresholds, n_thresholds, \
 time_limit, n_jobs
@@ -396,24 +397,24 @@ time_limit, n_jobs
 
 
 def distill(model, X, *, max_depth=3, soft=False, n_samples=0, random_state=None,
-            sample_weight=None, **tree_settings):
+            sample_weight=None, min_samples_leaf=1, max_leaf_nodes=None, ccp_alpha=0.0,
+            thresholds="auto", n_thresholds=10, time_limit=None, n_jobs=None):
     """The optimal tree that agrees best with the fitted ``model`` on ``X``: a fitted
     :class:`DistilledTreeClassifier` for a classifier, :class:`DistilledTreeRegressor` for a
     regressor (``soft`` is for classifiers only).
 
     Parameters
     ----------
-    model : fitted estimator with ``predict``
-        The black box.
+    model : fitted estimator
+        The black box, with ``predict``.
     X : array-like or DataFrame of shape (n_samples, n_features)
         The rows whose answers the tree must reproduce.
     max_depth, soft, n_samples, random_state
         As in :class:`DistilledTreeClassifier`.
     sample_weight : array-like of shape (n_samples,), default=None
         Weights of the rows of ``X``.
-    **tree_settings
-        Further settings of the tree (``min_samples_leaf``, ``max_leaf_nodes``,
-        ``ccp_alpha``, ``thresholds``, ``n_thresholds``, ``time_limit``, ``n_jobs``).
+    min_samples_leaf, max_leaf_nodes, ccp_alpha, thresholds, n_thresholds, time_limit, n_jobs
+        As in :class:`DistilledTreeClassifier`.
 
     Returns
     -------
@@ -432,6 +433,9 @@ def distill(model, X, *, max_depth=3, soft=False, n_samples=0, random_state=None
     """
     from sklearn.base import is_regressor
 
+    tree_settings = dict(min_samples_leaf=min_samples_leaf, max_leaf_nodes=max_leaf_nodes,
+                         ccp_alpha=ccp_alpha, thresholds=thresholds, n_thresholds=n_thresholds,
+                         time_limit=time_limit, n_jobs=n_jobs)
     if is_regressor(model):
         if soft:
             raise ValueError("soft=True is for classifiers: a regressor has no probabilities")
