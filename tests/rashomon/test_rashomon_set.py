@@ -155,6 +155,23 @@ def test_a_time_limit_keeps_a_prefix_of_the_order(vote):
     assert found.n_trees_ == len(found) == 0
 
 
+def test_importance_cut_short_is_left_unset(vote, monkeypatch):
+    """A per-column search stopped by the time limit leaves no half-measured importance."""
+    from odtree._search import learners
+
+    search = learners.rashomon_set
+
+    def stopped_when_restricted(*args, allowed=None, **kwargs):
+        found = search(*args, allowed=allowed, **kwargs)
+        return {**found, "stopped": "time_limit"} if allowed is not None else found
+
+    monkeypatch.setattr(learners, "rashomon_set", stopped_when_restricted)
+    X, y = vote
+    with pytest.warns(NotOptimalWarning, match="usage_ and removal_loss_ are not set"):
+        found = RashomonSet(max_depth=2, epsilon=0.05, importance=True).fit(X, y)
+    assert found.status_ == "optimal" and not hasattr(found, "usage_")
+
+
 def test_the_set_pickles_and_plots(vote, tmp_path):
     import matplotlib
 

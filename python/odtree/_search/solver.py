@@ -182,13 +182,14 @@ class Solver:
 
     @classmethod
     def _from_codes(cls, X_binary: np.ndarray, codes: np.ndarray, n_classes: int) -> Solver:
-        """A solver over checked data: a contiguous uint8 matrix and class codes."""
+        """A solver over checked data: a contiguous uint8 matrix and class codes. It is an
+        estimator's own, never pickled, so it keeps no packed copy of the data."""
         solver = cls.__new__(cls)
         solver.classes_ = np.arange(n_classes)
-        solver._build(X_binary, codes, n_classes)
+        solver._build(X_binary, codes, n_classes, picklable=False)
         return solver
 
-    def _build(self, X, codes, n_classes) -> None:
+    def _build(self, X, codes, n_classes, picklable=True) -> None:
         from .. import _core  # the compiled search
 
         X = np.ascontiguousarray(X, dtype=np.uint8)
@@ -196,7 +197,8 @@ class Solver:
         self.n_samples, self.n_features = X.shape
         self._core = _core.Solver(X, codes, n_classes)
         # what pickling needs, one bit per entry (the core keeps only the distinct features)
-        self._rows, self._codes, self._keep = np.packbits(X, axis=1), codes, False
+        self._rows = np.packbits(X, axis=1) if picklable else None
+        self._codes, self._keep = codes, False
 
     def solve(self, sample_weight=None, *, max_depth=3, min_samples_leaf=1, time_limit=None,
               upper_bound=None, max_leaf_nodes=None, ccp_alpha=0.0, lexicographic=False,
@@ -308,6 +310,9 @@ anytime
         """The data the solver was built on, one bit per 0/1 entry: a pickled solver (sent to
         a joblib or Dask worker, say) is as small as its data, and builds its bitsets again
         when unpickled. The work it kept is left behind."""
+        if self._rows is None:
+            raise TypeError("this Solver is an estimator's own and keeps no copy of its data "
+                            "to pickle; pickle the fitted estimator instead")
         return {"classes_": self.classes_, "n_features": self.n_features,
                 "rows": self._rows, "codes": self._codes,
                 "keep_work": self._keep}

@@ -14,6 +14,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._search.fitting import one_fit_at_a_time
 from .._search.memory import parse_bytes
+from .._utils.deadline import Deadline
 from .._utils.registry import register
 from .._utils.warn import warn
 from ..exceptions import NotOptimalWarning
@@ -91,6 +92,7 @@ class _RashomonBase(BaseEstimator):
         from .._search.learners import rashomon_set
 
         start = time.perf_counter()
+        deadline = Deadline(self.time_limit)
         self._validate_params()
         binarizer, binary, labels, n_labels, weight, targets = self._rows(X, y, sample_weight)
         total = float(weight.sum())
@@ -103,7 +105,7 @@ class _RashomonBase(BaseEstimator):
                                 epsilon=epsilon, max_trees=max_trees, allowed=allowed,
                                 time_limit=time_limit, targets=targets)
 
-        found = run(self.epsilon, self.max_trees, time_limit=self.time_limit)
+        found = run(self.epsilon, self.max_trees, time_limit=deadline.left())
         self.binarizer_ = binarizer
         self.binary_features_ = list(binarizer.features_)
         self.n_features_in_ = binarizer.n_features_in_
@@ -124,7 +126,7 @@ class _RashomonBase(BaseEstimator):
                                                        found["node_rows"], strict=True)]
         self._built, self._names = {}, None
         if self.importance and self.status_ == "optimal":
-            self._importances(run, found, binarizer, total)
+            self._importances(run, found, binarizer, total, deadline)
         if self.status_ != "optimal":
             warn(f"{self.status_.replace('_', ' ')}: the set holds the {self.n_trees_} trees "
                  f"of objective at most {self.bound_:.6g}, not all those up to "
@@ -153,9 +155,10 @@ class _RashomonBase(BaseEstimator):
         return (binarizer, binary[kept], labels[kept].astype(np.uint32), n_labels,
                 weight[kept], targets)
 
-    def _importances(self, run, found, binarizer, total) -> None:
+    def _importances(self, run, found, binarizer, total, deadline) -> None:
         """``usage_`` and ``removal_loss_``: per input column, the set's trees without it are
-        those of the search that may not test it, within the same bound."""
+        those of the search that may not test it, within the same bound. Left unset, with a
+        warning, when the time limit (or a Ctrl-C) stops one of those searches."""
         columns = np.array([feature.column for feature in binarizer.features_])
         usage = np.zeros(self.n_features_in_)
         loss = np.zeros(self.n_features_in_)
@@ -164,13 +167,23 @@ class _RashomonBase(BaseEstimator):
             allowed = np.flatnonzero(columns != column).tolist()
             if len(allowed) == len(columns):
                 continue  # no feature of this column: no tree tests it
-            least = run(0.0, 1, allowed)["optimum"]
+            alone = run(0.0, 1, allowed, deadline.left())
+            if alone["stopped"] is not None:
+                warn(f"{alone['stopped'].replace('_', ' ')}: usage_ and removal_loss_ are not "
+                     f"set", NotOptimalWarning)
+                return
+            least = alone["optimum"]
             loss[column] = (least - found["optimum"]) / total
             if least > bound * (1 + 1e-12):
                 usage[column] = 1.0
                 continue
             room = bound / least - 1.0 if least > 0 else 0.0
-            without = int(run(room, 1, allowed)["count"])
+            counted = run(room, 1, allowed, deadline.left())
+            if counted["stopped"] is not None:
+                warn(f"{counted['stopped'].replace('_', ' ')}: usage_ and removal_loss_ are not "
+                     f"set", NotOptimalWarning)
+                return
+            without = int(counted["count"])
             usage[column] = 1.0 - without / self.n_trees_
         self.usage_, self.removal_loss_ = usage, loss
 

@@ -246,7 +246,8 @@ impl<'a> Rashomon<'a> {
         (holds(&left) && holds(&right)).then_some((left, right))
     }
 
-    /// The least cost of a tree of depth at most `depth` over `rows`.
+    /// The least cost of a tree of depth at most `depth` over `rows`; once the budget has run
+    /// out, only an upper bound of it (and not kept).
     fn optimum(&mut self, rows: &[u64], depth: u32) -> f64 {
         let key: Key = (rows.into(), depth);
         if let Some(&cost) = self.optima.get(&key) {
@@ -254,12 +255,19 @@ impl<'a> Rashomon<'a> {
         }
         let mut best = self.leaf(rows).0;
         if depth > 0 {
-            for f in self.allowed.clone() {
+            for at in 0..self.allowed.len() {
+                let f = self.allowed[at];
+                if self.budget.check().is_some() {
+                    return best;
+                }
                 if let Some((left, right)) = self.split(rows, f) {
                     let cost = self.optimum(&left, depth - 1) + self.optimum(&right, depth - 1);
                     best = best.min(cost);
                 }
             }
+        }
+        if self.budget.stopped().is_some() {
+            return best; // a child's answer was cut short: not the optimum
         }
         self.optima.insert(key, best);
         self.keep(self.key_bytes() + 8);
@@ -289,7 +297,8 @@ impl<'a> Rashomon<'a> {
             costs.push((leaf, 1u128));
         }
         if depth > 0 {
-            for f in self.allowed.clone() {
+            for at in 0..self.allowed.len() {
+                let f = self.allowed[at];
                 let Some((left, right)) = self.split(rows, f) else {
                     continue;
                 };
@@ -342,7 +351,8 @@ impl<'a> Rashomon<'a> {
         if depth == 0 {
             return;
         }
-        for f in self.allowed.clone() {
+        for at in 0..self.allowed.len() {
+            let f = self.allowed[at];
             if self.budget.check().is_some() {
                 return;
             }
@@ -410,6 +420,10 @@ impl<'a> Rashomon<'a> {
             stopped: None,
             wipes: 0,
         };
+        if self.budget.stopped().is_some() {
+            found.stopped = self.budget.stopped();
+            return Ok(found); // no proven optimum: an empty set, the empty prefix of the order
+        }
         let steps: &[f64] = if self.budget.deadline().is_some() {
             &[0.0, 1.0 / 16.0, 0.125, 0.25, 0.5, 1.0]
         } else {
@@ -463,12 +477,6 @@ impl<'a> Rashomon<'a> {
             };
         }
         Ok(found)
-    }
-
-    /// The least cost of a tree of depth at most `depth`.
-    pub fn least_cost(&mut self, depth: u32) -> f64 {
-        let root = self.all_rows();
-        self.optimum(&root, depth)
     }
 }
 
