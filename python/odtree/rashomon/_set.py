@@ -177,7 +177,8 @@ class _RashomonBase(BaseEstimator):
             if least > bound * (1 + 1e-12):
                 usage[column] = 1.0
                 continue
-            room = bound / least - 1.0 if least > 0 else 0.0
+            # at least 0: ``least`` may exceed ``bound`` by a rounding error
+            room = max(bound / least - 1.0, 0.0) if least > 0 else 0.0
             counted = run(room, 1, allowed, deadline.left())
             if counted["stopped"] is not None:
                 warn(f"{counted['stopped'].replace('_', ' ')}: usage_ and removal_loss_ are not "
