@@ -364,4 +364,7 @@ def rashomon_set(
     time_limit: float | None = None,
     max_bytes: int | None = None,
     targets: NDArray[np.float64] | None = None,
+    criterion: str = "squared_error",
+    quantile: float = 0.5,
+    trivial_splits: bool = True,
 ) -> RashomonResult: ...

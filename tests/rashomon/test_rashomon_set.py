@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from odtree import (
     NotOptimalWarning,
     OptimalTreeClassifier,
+    OptimalTreeRegressor,
     RashomonSet,
     RashomonSetRegressor,
     from_json,
@@ -18,25 +19,29 @@ from odtree import (
 )
 
 
-def every_tree(X, y, weight, depth, penalty, columns):
+def every_tree(X, y, weight, depth, penalty, columns, trivial_splits=True):
     """(cost, features used) of every tree of depth <= ``depth`` over the rows of X, splits on
-    ``columns`` leaving rows on both sides, leaves predicting their heaviest class."""
+    ``columns`` leaving rows on both sides, leaves predicting their heaviest class (ties to
+    the lowest); without ``trivial_splits``, no split whose two leaves predict one class."""
     classes = np.unique(y)
 
     def trees(rows, depth):
+        # (cost, features used, the class when the tree is a leaf)
         by_class = [weight[rows][y[rows] == c].sum() for c in classes]
-        found = [(sum(by_class) - max(by_class) + penalty, frozenset())]
+        found = [(sum(by_class) - max(by_class) + penalty, frozenset(), int(np.argmax(by_class)))]
         if depth:
             for f in columns:
                 ones = X[rows, f] == 1
                 if ones.all() or not ones.any():
                     continue
-                for a, used_a in trees(rows[~ones], depth - 1):
-                    for b, used_b in trees(rows[ones], depth - 1):
-                        found.append((a + b, used_a | used_b | {f}))
+                for a, used_a, leaf_a in trees(rows[~ones], depth - 1):
+                    for b, used_b, leaf_b in trees(rows[ones], depth - 1):
+                        if not trivial_splits and leaf_a is not None and leaf_a == leaf_b:
+                            continue
+                        found.append((a + b, used_a | used_b | {f}, None))
         return found
 
-    return trees(np.arange(len(y)), depth)
+    return [(cost, used) for cost, used, _ in trees(np.arange(len(y)), depth)]
 
 
 @st.composite
@@ -56,6 +61,31 @@ def tiny(draw):
 def _varying(X):
     """The columns holding both 0 and 1 (the only ones a split can use)."""
     return [j for j in range(X.shape[1]) if 0 < X[:, j].sum() < len(X)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(tiny())
+def test_without_trivial_splits_the_set_is_brute_force_s(case):
+    X, y, weight, depth, alpha, epsilon = case
+    if len(np.unique(y)) < 2:
+        y = y.copy()
+        y[0] = (y[0] + 1) % 3
+    found = RashomonSet(max_depth=depth, ccp_alpha=alpha, epsilon=epsilon, max_trees=None,
+                        trivial_splits=False).fit(X, y, sample_weight=weight)
+    total = weight.sum()
+    brute = [cost / total for cost, _ in
+             every_tree(X, y, weight, depth, alpha * total, _varying(X), trivial_splits=False)]
+    optimum = min(brute)
+    inside = sorted(cost for cost in brute if cost <= (1 + epsilon) * optimum + 1e-9)
+    assert found.optimum_ == pytest.approx(optimum, abs=1e-12)
+    assert found.n_trees_ == len(inside) == len(found)
+    np.testing.assert_allclose(found.objectives_, inside, atol=1e-12)
+    for tree in found:  # no listed tree has a split whose two leaves predict one class
+        inner = tree.tree_
+        for node in np.flatnonzero(inner.children_left >= 0):
+            left, right = inner.children_left[node], inner.children_right[node]
+            if inner.children_left[left] < 0 and inner.children_left[right] < 0:
+                assert np.argmax(inner.value[left]) != np.argmax(inner.value[right])
 
 
 # a removal search whose optimum exceeds the budget by a rounding error (CI, stop 45)
@@ -212,13 +242,21 @@ def test_bad_input_is_refused():
         assert RashomonSet(max_depth=1).fit(X, [0, 1, 1]).n_trees_ >= 1
 
 
-def every_regression_tree(X, y, weight, depth, penalty):
-    """Cost of every tree of depth <= ``depth``: each leaf's weighted squared error around
-    its weighted mean, plus ``penalty``."""
+def leaf_loss(criterion, quantile=0.5):
+    """A leaf's loss on targets ``y`` and weights ``w``: the squared error around their mean,
+    or the least absolute error or pinball loss over every value."""
+    if criterion == "squared_error":
+        return lambda y, w: float(np.sum(w * (y - np.average(y, weights=w)) ** 2))
+    q, scale = (0.5, 2.0) if criterion == "absolute_error" else (quantile, 1.0)
+    return lambda y, w: min(scale * float(np.sum(w * np.maximum(q * (y - v), (q - 1) * (y - v))))
+                            for v in y)
+
+
+def every_regression_tree(X, y, weight, depth, penalty, loss):
+    """Cost of every tree of depth <= ``depth``: each leaf's ``loss``, plus ``penalty``."""
 
     def trees(rows, depth):
-        mean = np.average(y[rows], weights=weight[rows])
-        found = [float(np.sum(weight[rows] * (y[rows] - mean) ** 2)) + penalty]
+        found = [loss(y[rows], weight[rows]) + penalty]
         if depth:
             for f in _varying(X[rows]) if len(rows) > 1 else []:
                 ones = X[rows, f] == 1
@@ -230,15 +268,17 @@ def every_regression_tree(X, y, weight, depth, penalty):
 
 
 @settings(max_examples=300, deadline=None)
-@given(tiny())
-def test_the_regression_set_is_every_tree_within_the_budget(case):
+@given(tiny(), st.sampled_from(["squared_error", "absolute_error", "quantile"]))
+@example(_ROUNDING, "quantile")
+def test_the_regression_set_is_every_tree_within_the_budget(case, criterion):
     X, y, weight, depth, alpha, epsilon = case
     targets = y * 1.5 + X[:, 0] * 0.25
     found = RashomonSetRegressor(max_depth=depth, ccp_alpha=alpha, epsilon=epsilon,
-                                 max_trees=None).fit(X, targets, sample_weight=weight)
+                                 max_trees=None, criterion=criterion, quantile=0.3,
+                                 ).fit(X, targets, sample_weight=weight)
     total = weight.sum()
-    brute = [cost / total for cost in every_regression_tree(X, targets, weight, depth,
-                                                           alpha * total)]
+    brute = [cost / total for cost in every_regression_tree(
+        X, targets, weight, depth, alpha * total, leaf_loss(criterion, 0.3))]
     optimum = min(brute)
     inside = sorted(cost for cost in brute if cost <= (1 + epsilon) * optimum + 1e-9)
     assert found.optimum_ == pytest.approx(optimum, abs=1e-9)
@@ -249,11 +289,19 @@ def test_the_regression_set_is_every_tree_within_the_budget(case):
         np.testing.assert_allclose(every[i], found[i].predict(X))
 
 
-def test_the_regression_set_votes_by_the_mean_and_round_trips(vote):
+@pytest.mark.parametrize("criterion", ["squared_error", "absolute_error", "quantile"])
+def test_the_regression_set_votes_by_the_mean_and_round_trips(vote, criterion):
     X, y = vote
     rng = np.random.default_rng(3)
     targets = y * 2.0 + rng.normal(0, 0.3, len(y))
-    found = RashomonSetRegressor(max_depth=2, epsilon=0.1, importance=True).fit(X, targets)
+    found = RashomonSetRegressor(max_depth=2, epsilon=0.1, importance=True, criterion=criterion,
+                                 quantile=0.7).fit(X, targets)
+    best = found[0]
+    assert (best.criterion, best.quantile) == (criterion, 0.7)
+    # the best tree is the optimal tree of the same objective
+    alone = OptimalTreeRegressor(max_depth=2, ccp_alpha=0.01, criterion=criterion,
+                                 quantile=0.7).fit(X, targets)
+    assert found.optimum_ * len(y) == pytest.approx(alone.objective_, rel=1e-9)
     assert found.n_trees_ >= len(found) >= 1
     np.testing.assert_allclose(found.predict(X, k=3), found.predict_all(X, k=3).mean(axis=0))
     assert found.score(X, targets) > 0.5

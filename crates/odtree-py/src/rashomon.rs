@@ -6,25 +6,30 @@ use crate::interrupt::run_interruptible;
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2};
 use odtree_core::rashomon::Rashomon;
 use odtree_core::Dataset;
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 /// Every tree of depth at most `max_depth` over the 0/1 matrix `x` whose cost (misclassified
-/// weight, or with `targets` the weighted squared error around each leaf's mean, plus
-/// `leaf_penalty` per leaf) is at most `(1 + epsilon)` times the least, splitting
+/// weight, or with `targets` the weighted `criterion` of each leaf: `"squared_error"` around
+/// its mean, `"absolute_error"` around its median, `"quantile"` the pinball loss of
+/// `quantile` around that quantile; plus `leaf_penalty` per leaf) is at most `(1 + epsilon)` times the least, splitting
 /// only on the `allowed` features (all by default). Returns a dict: `optimum`, `bound`,
 /// `count` (the set's size, counted without building it), `costs`, `trees` and `node_weights`
 /// (the cheapest `max_trees`, or all, in cost order; each tree in pre-order, a split as its
 /// feature, a leaf as `-1 - class`, then each node's class weights in the same order, one run
-/// of `n_classes` per node, or with `targets` its weight and weighted sums of the targets and
-/// their squares, and rows, `node_rows`) and `stopped` (`None`, `"time_limit"` or `"interrupted"`: then the set is
+/// of `n_classes` per node, or with `targets` three numbers per node: its weight, then for
+/// squared error the weighted sums of the targets and their squares, for the other criteria
+/// the weight times its median or quantile and its loss; and rows, `node_rows`) and `stopped` (`None`, `"time_limit"` or `"interrupted"`: then the set is
 /// that of the last budget step completed), and `wipes`: how often the kept optima and
-/// histograms were wiped to stay within `max_bytes` (then computed again as needed). The GIL
-/// is released while it runs.
+/// histograms were wiped to stay within `max_bytes` (then computed again as needed). With
+/// `trivial_splits=False` a tree with a split whose two children are leaves predicting the
+/// same class is left out (classes only). The GIL is released while it runs.
 #[pyfunction]
 #[pyo3(signature = (x, labels, n_classes, weights, *, max_depth, leaf_penalty, epsilon,
                     max_trees=None, allowed=None, time_limit=None, max_bytes=None,
-                    targets=None))]
+                    targets=None, criterion="squared_error", quantile=0.5,
+                    trivial_splits=true))]
 #[allow(clippy::too_many_arguments)]
 pub fn rashomon_set<'py>(
     py: Python<'py>,
@@ -40,6 +45,9 @@ pub fn rashomon_set<'py>(
     time_limit: Option<f64>,
     max_bytes: Option<usize>,
     targets: Option<PyReadonlyArray1<f64>>,
+    criterion: &str,
+    quantile: f64,
+    trivial_splits: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let n_rows = x.as_array().nrows();
     let matrix = matrix_of(&x).into_owned();
@@ -48,13 +56,26 @@ pub fn rashomon_set<'py>(
     let n_features = x.as_array().ncols() as u32;
     let allowed = allowed.unwrap_or_else(|| (0..n_features).collect());
     let targets = targets.map(|t| t.as_array().to_vec());
+    // the pinball's quantile and scale; `None` for squared error
+    let pinball = match criterion {
+        "squared_error" => None,
+        "absolute_error" => Some((0.5, 2.0)),
+        "quantile" => Some((quantile, 1.0)),
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "criterion must be 'squared_error', 'absolute_error' or 'quantile', got {other:?}"
+            )))
+        }
+    };
     let (found, _) = run_interruptible(py, time_limit, move |budget| {
         let data = Dataset::new(&matrix, n_rows, &labels, n_classes)?;
         let search = Rashomon::new(&data, &weights, leaf_penalty, &allowed, budget)?
-            .with_max_bytes(max_bytes);
-        match &targets {
-            Some(targets) => search.with_targets(targets)?,
-            None => search,
+            .with_max_bytes(max_bytes)
+            .with_trivial_splits(trivial_splits);
+        match (&targets, pinball) {
+            (Some(targets), None) => search.with_targets(targets)?,
+            (Some(targets), Some((q, scale))) => search.with_quantile(targets, q, scale)?,
+            (None, _) => search,
         }
         .search(max_depth, epsilon, max_trees)
     })?;

@@ -13,8 +13,9 @@ model text (see
 A listed tree is its codes in pre-order (a split as its binary feature, a leaf as
 ``-1 - class``) with each node's class weights and rows; ``usage`` and ``removal_loss`` are
 there when the set was fitted with ``importance=True``. A regression set has no
-``"classes"``, and its nodes' statistics are their weight and weighted sums of the targets
-and of their squares.
+``"classes"``, and its nodes' statistics are their weight and then, for squared error, the
+weighted sums of the targets and of their squares, for the other criteria the weight times
+the node's median or quantile and its loss.
 """
 
 from __future__ import annotations

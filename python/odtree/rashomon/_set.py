@@ -8,7 +8,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
@@ -98,7 +98,7 @@ class _RashomonBase(BaseEstimator):
         total = float(weight.sum())
         search = dict(max_depth=self.max_depth, leaf_penalty=self.ccp_alpha * total,
                       max_bytes=None if self.memory_limit is None else
-                      parse_bytes(self.memory_limit))
+                      parse_bytes(self.memory_limit), **self._search_settings())
 
         def run(epsilon, max_trees, allowed=None, time_limit=None):
             return rashomon_set(binary, labels, n_labels, weight, **search,
@@ -133,6 +133,10 @@ class _RashomonBase(BaseEstimator):
                  f"{(1 + self.epsilon) * self.optimum_:.6g}", NotOptimalWarning)
         self.fit_time_ = time.perf_counter() - start
         return self
+
+    def _search_settings(self) -> dict:
+        """What the subclass adds to the search's settings."""
+        return {}
 
     def _rows(self, X, y, sample_weight) -> tuple:
         """The fitted binarizer, and the rows of positive weight: their 0/1 matrix, labels,
@@ -312,6 +316,13 @@ class RashomonSet(ClassifierMixin, _RashomonBase):
         Measure each input column's importance across the set, ``usage_`` and
         ``removal_loss_``: two more searches per input column (on heart-cleveland at depth 3,
         95 columns, 50 s against 0.4 s for the set).
+    trivial_splits : bool, default=True
+        Whether the set holds the trees with a trivial split: one whose two children are
+        leaves predicting the same class. Such a split changes no prediction; its tree
+        predicts as the smaller tree without it, for one more leaf's cost. ``False`` leaves
+        them out, as TREEFARMS does (TREEFARMS breaks a leaf's tie to the highest class, odtree
+        to the lowest, so the two counts can differ where a leaf's classes tie). The optimum
+        is the same either way.
 
     Attributes
     ----------
@@ -363,6 +374,20 @@ class RashomonSet(ClassifierMixin, _RashomonBase):
     [0.5, 0.0, 0.5]
     """
 
+    _parameter_constraints: dict = {**_RashomonBase._parameter_constraints,
+                                    "trivial_splits": ["boolean"]}
+
+    def __init__(self, max_depth=3, ccp_alpha=0.01, epsilon=0.05, *, max_trees=10000,
+                 time_limit=None, n_thresholds=10, memory_limit=None, importance=False,
+                 trivial_splits=True):
+        super().__init__(max_depth, ccp_alpha, epsilon, max_trees=max_trees,
+                         time_limit=time_limit, n_thresholds=n_thresholds,
+                         memory_limit=memory_limit, importance=importance)
+        self.trivial_splits = trivial_splits
+
+    def _search_settings(self) -> dict:
+        return {"trivial_splits": self.trivial_splits}
+
     def _targets(self, y):
         check_classification_targets(y)
         self.classes_, codes = np.unique(y, return_inverse=True)
@@ -401,17 +426,23 @@ class RashomonSet(ClassifierMixin, _RashomonBase):
 class RashomonSetRegressor(RegressorMixin, _RashomonBase):
     """Every regression tree whose objective is within ``(1 + epsilon)`` times the optimum.
 
-    A tree's objective is the weighted mean squared error of its leaves (each predicting the
-    weighted mean of its rows) plus ``ccp_alpha`` per leaf, over trees of depth at most
-    ``max_depth`` on the binarized features; otherwise as :class:`RashomonSet`, whose
-    parameters and attributes it shares (without ``classes_``). ``trees_`` are fitted
-    :class:`OptimalTreeRegressor` trees and ``predict`` averages the best ``k``.
+    A tree's objective is the weighted mean ``criterion`` of its leaves (squared error around
+    each leaf's weighted mean, absolute error around its weighted median, or the pinball loss
+    of ``quantile`` around its weighted quantile) plus ``ccp_alpha`` per leaf, over trees of
+    depth at most ``max_depth`` on the binarized features; otherwise as
+    :class:`RashomonSet`, whose parameters and attributes it shares (without ``classes_``
+    and ``trivial_splits``). ``trees_`` are fitted :class:`OptimalTreeRegressor` trees and
+    ``predict`` averages the best ``k``.
 
     Parameters
     ----------
     max_depth, ccp_alpha, epsilon, max_trees, time_limit, n_thresholds, memory_limit, \
 importance
         As in :class:`RashomonSet`.
+    criterion : {"squared_error", "absolute_error", "quantile"}, default="squared_error"
+        The leaves' loss, as in :class:`OptimalTreeRegressor`.
+    quantile : float, default=0.5
+        The quantile of ``criterion="quantile"``, in (0, 1).
 
     Attributes
     ----------
@@ -430,6 +461,24 @@ n_wipes_, binarizer_, binary_features_, n_features_in_, fit_time_
     (1, [5.1])
     """
 
+    _parameter_constraints: dict = {
+        **_RashomonBase._parameter_constraints,
+        "criterion": [StrOptions({"squared_error", "absolute_error", "quantile"})],
+        "quantile": [Interval(Real, 0, 1, closed="neither")],
+    }
+
+    def __init__(self, max_depth=3, ccp_alpha=0.01, epsilon=0.05, *, max_trees=10000,
+                 time_limit=None, n_thresholds=10, memory_limit=None, importance=False,
+                 criterion="squared_error", quantile=0.5):
+        super().__init__(max_depth, ccp_alpha, epsilon, max_trees=max_trees,
+                         time_limit=time_limit, n_thresholds=n_thresholds,
+                         memory_limit=memory_limit, importance=importance)
+        self.criterion = criterion
+        self.quantile = quantile
+
+    def _search_settings(self) -> dict:
+        return {"criterion": self.criterion, "quantile": float(self.quantile)}
+
     def _targets(self, y):
         targets = np.asarray(y, dtype=np.float64)
         if not np.all(np.isfinite(targets)):
@@ -444,12 +493,16 @@ n_wipes_, binarizer_, binary_features_, n_features_in_, fit_time_
 
     def _estimator(self, codes, stats, rows) -> OptimalTreeRegressor:
         feature, left, right = _arrays(codes)
-        weight, mean = stats[:, 0], self._node_values(codes, stats)
+        weight, value = stats[:, 0], self._node_values(codes, stats)
+        # squared error's statistics are sums of the targets and their squares; the other
+        # criteria's third is the node's loss
+        loss = (np.maximum(stats[:, 2] - weight * value**2, 0.0)
+                if self.criterion == "squared_error" else stats[:, 2])
         tree = Tree(children_left=left, children_right=right, feature=feature,
-                    value=mean.reshape(-1, 1, 1), n_node_samples=rows,
-                    weighted_n_node_samples=weight,
-                    impurity=np.maximum(stats[:, 2] - weight * mean**2, 0.0))
-        model = OptimalTreeRegressor(max_depth=self.max_depth)
+                    value=value.reshape(-1, 1, 1), n_node_samples=rows,
+                    weighted_n_node_samples=weight, impurity=loss)
+        model = OptimalTreeRegressor(max_depth=self.max_depth, criterion=self.criterion,
+                                     quantile=self.quantile)
         set_input(model, self.binarizer_, self._names)
         model.tree_ = tree
         model.lower_bound_, model.status_, model.optimal_ = 0.0, "optimal", True

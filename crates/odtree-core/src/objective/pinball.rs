@@ -38,6 +38,11 @@ impl Pinball {
         }
     }
 
+    /// The quantile whose loss this is.
+    pub fn quantile(&self) -> f64 {
+        self.quantile
+    }
+
     /// Absolute error: twice the pinball loss of the median.
     pub fn absolute(targets: &[f64]) -> Self {
         Self::new(targets, 0.5, 2.0)

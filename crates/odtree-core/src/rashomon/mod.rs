@@ -4,8 +4,12 @@
 //! A tree's cost is its leaves' misclassified weight plus a penalty per leaf; a leaf predicts
 //! its heaviest class (ties to the lowest), and a split must leave rows on both sides. With
 //! targets instead of classes ([`Rashomon::with_targets`]) a leaf costs the weighted squared
-//! error around its rows' weighted mean. Two trees differ when their splits differ. A subproblem is a set of rows and a depth; for each
-//! one the search keeps its optimum and, for the largest budget asked so far, the sorted
+//! error around its rows' weighted mean, or ([`Rashomon::with_quantile`]) the weighted pinball
+//! loss around their weighted quantile (absolute error around the median is twice that of
+//! quantile 0.5). Two trees differ when their splits differ; without
+//! trivial splits ([`Rashomon::with_trivial_splits`]) a tree with a split whose two children
+//! are leaves predicting the same class is left out. A subproblem is a set of rows and a
+//! depth; for each one the search keeps its optimum and, for the largest budget asked so far, the sorted
 //! costs of all its subtrees within that budget with how many subtrees have each cost (SORTD's
 //! sorted lists, NeurIPS 2025, as histograms). A split's costs are the sums of its children's,
 //! and a child is only asked for the costs its sibling's optimum leaves room for, so no tree
@@ -14,6 +18,8 @@
 use crate::budget::{Budget, Stop};
 use crate::data::{item, Dataset};
 use crate::error::{OdtError, Result};
+use crate::objective::{check_targets, Pinball};
+use crate::stats::Weights;
 use rustc_hash::FxHashMap;
 use std::rc::Rc;
 
@@ -25,8 +31,9 @@ mod tests;
 pub type Codes = Vec<i64>;
 
 /// A listed tree: its cost, its codes, and each node's statistics (in pre-order, one run per
-/// node: the class weights, or the weight and weighted sums of the targets and their
-/// squares) and rows.
+/// node: the class weights; for squared error the weight and weighted sums of the targets
+/// and their squares; for the pinball loss the weight, the weight times the node's quantile,
+/// and its loss) and rows.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Listed {
     pub cost: f64,
@@ -48,12 +55,14 @@ type Key = (Rows, u32);
 pub struct Rashomon<'a> {
     data: &'a Dataset,
     weights: &'a [f64],
-    /// Regression targets, one per row; `None` for classes.
-    targets: Option<&'a [f64]>,
+    /// What a leaf costs.
+    loss: Loss<'a>,
     penalty: f64,
     /// The features a split may test, ascending.
     allowed: Vec<u32>,
     tolerance: f64,
+    /// Whether a split whose two children are leaves predicting the same class is counted.
+    trivial_splits: bool,
     optima: FxHashMap<Key, f64>,
     /// Per subproblem: the budget its histogram covers, and the histogram.
     histograms: FxHashMap<Key, (f64, Histogram)>,
@@ -64,6 +73,17 @@ pub struct Rashomon<'a> {
     /// Bytes the kept optima and histograms take, as counted.
     held: usize,
     wipes: usize,
+}
+
+/// What a leaf costs, besides the penalty.
+enum Loss<'a> {
+    /// The weight of the rows outside its heaviest class.
+    Classes,
+    /// The weighted squared error of these targets (one per row) around their weighted mean.
+    Squared(&'a [f64]),
+    /// The weighted pinball loss around the weighted quantile (the weights again, in the
+    /// pinball's own form).
+    Pinball(Box<(Pinball, Weights)>),
 }
 
 /// What a search found.
@@ -121,11 +141,12 @@ impl<'a> Rashomon<'a> {
         Ok(Self {
             data,
             weights,
-            targets: None,
+            loss: Loss::Classes,
             penalty,
             allowed,
             // rounding noise of sums in other orders, relative to the numbers summed
             tolerance: 1e-9 * (total + penalty.abs() * (data.n_rows() as f64 + 1.0)),
+            trivial_splits: true,
             optima: FxHashMap::default(),
             histograms: FxHashMap::default(),
             budget,
@@ -138,21 +159,62 @@ impl<'a> Rashomon<'a> {
     /// The same search for regression: a leaf costs the weighted squared error of `targets`
     /// (one per row) around their weighted mean, and its codes are `-1`.
     pub fn with_targets(self, targets: &'a [f64]) -> Result<Self> {
-        if targets.len() != self.data.n_rows() || targets.iter().any(|t| !t.is_finite()) {
-            return Err(OdtError::InvalidData(format!(
-                "targets must be {} finite numbers, one per row",
-                self.data.n_rows()
-            )));
-        }
+        check_targets(targets, self.data.n_rows())?;
         let scale: f64 = (targets.iter())
             .zip(self.weights)
             .map(|(t, w)| w * t * t)
             .sum();
         Ok(Self {
-            targets: Some(targets),
+            loss: Loss::Squared(targets),
             tolerance: self.tolerance + 1e-9 * scale,
             ..self
         })
+    }
+
+    /// The same search for quantile regression: a leaf costs `scale` times the weighted
+    /// pinball loss of quantile `quantile` ∈ (0, 1) of `targets` (one per row) around their
+    /// weighted quantile, and its codes are `-1`. Absolute error is quantile 0.5, scale 2.
+    pub fn with_quantile(self, targets: &[f64], quantile: f64, scale: f64) -> Result<Self> {
+        check_targets(targets, self.data.n_rows())?;
+        if !(quantile > 0.0 && quantile < 1.0) || !(scale.is_finite() && scale > 0.0) {
+            return Err(OdtError::InvalidParameter(format!(
+                "the quantile must be in (0, 1) and the scale positive, got {quantile} and \
+                 {scale}"
+            )));
+        }
+        let size: f64 = (targets.iter())
+            .zip(self.weights)
+            .map(|(t, w)| w * t.abs())
+            .sum();
+        let weights = Weights::new(Some(self.weights), self.data.n_rows())?;
+        Ok(Self {
+            loss: Loss::Pinball(Box::new((Pinball::new(targets, quantile, scale), weights))),
+            tolerance: self.tolerance + 1e-9 * scale * size,
+            ..self
+        })
+    }
+
+    /// The same search with (`true`, the default) or without the trees that hold a trivial
+    /// split: one whose two children are leaves predicting the same class. Such a split
+    /// changes no prediction. TREEFARMS leaves them out. With a leaf penalty of at least 0 the
+    /// optimum is the same either way: a trivial split never costs less than the leaf it
+    /// replaces.
+    pub fn with_trivial_splits(self, keep: bool) -> Self {
+        Self {
+            trivial_splits: keep,
+            ..self
+        }
+    }
+
+    /// Whether a split into `left` and `right` makes trivial splits that must be left out:
+    /// the two leaves' costs when both children, as leaves, predict the same class.
+    fn trivial_pair(&self, left: &[u64], right: &[u64]) -> Option<(f64, f64)> {
+        if self.trivial_splits || !matches!(self.loss, Loss::Classes) {
+            return None;
+        }
+        let ((cost_left, class_left), (cost_right, class_right)) =
+            (self.leaf(left), self.leaf(right));
+        (class_left == class_right).then_some((cost_left, cost_right))
     }
 
     /// The same search keeping at most `max_bytes` of optima and histograms: past it, both
@@ -190,50 +252,71 @@ impl<'a> Rashomon<'a> {
         rows.into_boxed_slice()
     }
 
-    /// The statistics of `rows`: the weight of each class, or the weight and the weighted
-    /// sums of the targets and of their squares.
+    /// The statistics of `rows`: the weight of each class; for squared error the weight and
+    /// the weighted sums of the targets and of their squares; for the pinball loss the
+    /// weight, the weight times the quantile, and the loss.
     fn class_weights(&self, rows: &[u64]) -> Vec<f64> {
-        let len = match self.targets {
-            Some(_) => 3,
-            None => self.data.n_classes(),
-        };
-        let mut stats = vec![0.0; len];
-        for row in rows_of(rows) {
-            match self.targets {
-                Some(targets) => {
+        match &self.loss {
+            Loss::Classes => {
+                let mut stats = vec![0.0; self.data.n_classes()];
+                for row in rows_of(rows) {
+                    stats[self.data.labels()[row] as usize] += self.weights[row];
+                }
+                stats
+            }
+            Loss::Squared(targets) => {
+                let mut stats = vec![0.0; 3];
+                for row in rows_of(rows) {
                     let (w, t) = (self.weights[row], targets[row]);
                     stats[0] += w;
                     stats[1] += w * t;
                     stats[2] += w * t * t;
                 }
-                None => stats[self.data.labels()[row] as usize] += self.weights[row],
+                stats
+            }
+            Loss::Pinball(pinball) => {
+                let (pinball, weights) = pinball.as_ref();
+                let listed: Vec<u32> = rows_of(rows).map(|row| row as u32).collect();
+                let (mut loss, mut value) = ([0.0], [0.0]);
+                let total = pinball.losses(
+                    &[pinball.quantile()],
+                    &listed,
+                    weights,
+                    &mut loss,
+                    &mut value,
+                );
+                vec![total, total * value[0], loss[0]]
             }
         }
-        stats
     }
 
     /// The cost and class of a leaf over `rows` (class 0 for regression).
     fn leaf(&self, rows: &[u64]) -> (f64, u32) {
-        let by_class = self.class_weights(rows);
-        if let Some(targets) = self.targets {
-            let mean = if by_class[0] > 0.0 {
-                by_class[1] / by_class[0]
-            } else {
-                0.0
-            };
-            let error: f64 = rows_of(rows)
-                .map(|row| self.weights[row] * (targets[row] - mean).powi(2))
-                .sum();
-            return (error + self.penalty, 0);
-        }
-        let mut best = 0;
-        for (c, &weight) in by_class.iter().enumerate() {
-            if weight > by_class[best] {
-                best = c;
+        let stats = self.class_weights(rows);
+        match &self.loss {
+            Loss::Classes => {
+                let mut best = 0;
+                for (c, &weight) in stats.iter().enumerate() {
+                    if weight > stats[best] {
+                        best = c;
+                    }
+                }
+                let total: f64 = stats.iter().sum();
+                (total - stats[best] + self.penalty, best as u32)
             }
+            Loss::Squared(targets) => {
+                let mean = if stats[0] > 0.0 {
+                    stats[1] / stats[0]
+                } else {
+                    0.0
+                };
+                let error: f64 = rows_of(rows)
+                    .map(|row| self.weights[row] * (targets[row] - mean).powi(2))
+                    .sum();
+                (error + self.penalty, 0)
+            }
+            Loss::Pinball(_) => (stats[2] + self.penalty, 0),
         }
-        let total: f64 = by_class.iter().sum();
-        (total - by_class[best] + self.penalty, best as u32)
     }
 
     /// The two children of a split of `rows` on `feature`, if both hold rows.
@@ -311,12 +394,21 @@ impl<'a> Rashomon<'a> {
                 }
                 let lefts = self.histogram(&left, depth - 1, bound - low_right)?;
                 let rights = self.histogram(&right, depth - 1, bound - low_left)?;
+                // the pair of two leaves is one of the pairs of their costs' buckets
+                let trivial = self.trivial_pair(&left, &right);
                 for &(cost, count) in lefts.iter() {
                     for &(other, times) in rights.iter() {
                         if cost + other > bound + self.tolerance {
                             break;
                         }
-                        costs.push((cost + other, count.saturating_mul(times)));
+                        let pairs = count.saturating_mul(times);
+                        let pairs = match trivial {
+                            Some(leaves) if leaves == (cost, other) => pairs - 1,
+                            _ => pairs,
+                        };
+                        if pairs > 0 {
+                            costs.push((cost + other, pairs));
+                        }
                     }
                 }
             }
@@ -364,12 +456,16 @@ impl<'a> Rashomon<'a> {
                 continue;
             }
             let here = self.class_weights(rows);
+            let trivial = self.trivial_pair(&left, &right).is_some();
             let mut lefts = Vec::new();
             self.trees(&left, depth - 1, bound - low_right, &mut lefts);
             for first in lefts {
                 let mut rights = Vec::new();
                 self.trees(&right, depth - 1, bound - first.cost, &mut rights);
                 for second in rights {
+                    if trivial && first.codes.len() == 1 && second.codes.len() == 1 {
+                        continue; // two leaves predicting the same class
+                    }
                     let mut codes = Vec::with_capacity(1 + first.codes.len() + second.codes.len());
                     codes.push(i64::from(f));
                     codes.extend_from_slice(&first.codes);

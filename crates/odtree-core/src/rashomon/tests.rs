@@ -26,6 +26,14 @@ fn every_tree(search: &Rashomon<'_>, rows: &[u64], depth: u32) -> Vec<(f64, Code
     all
 }
 
+/// Whether a tree holds a trivial split: one whose two children are leaves predicting the same
+/// class (in pre-order, a split then two equal leaf codes).
+fn has_trivial_split(codes: &[i64]) -> bool {
+    codes
+        .windows(3)
+        .any(|w| w[0] >= 0 && w[1] < 0 && w[2] == w[1])
+}
+
 fn problems() -> impl Strategy<Value = (Vec<u8>, Vec<u32>, Vec<f64>)> {
     (2usize..=14, 1usize..=5).prop_flat_map(|(n_rows, n_features)| {
         (
@@ -40,7 +48,8 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
 
     /// The set's size and its sorted costs are brute force's, for depths 0-2, several leaf
-    /// penalties and epsilons; a cap on the trees listed keeps the cheapest.
+    /// penalties and epsilons, with and without trivial splits; a cap on the trees listed
+    /// keeps the cheapest.
     #[test]
     fn the_set_is_every_tree_within_the_budget(
         (x, y, weights) in problems(),
@@ -48,12 +57,16 @@ proptest! {
         penalty in prop_oneof![Just(0.0), Just(0.5), Just(1.5)],
         epsilon in prop_oneof![Just(0.0), Just(0.1), Just(0.5), Just(2.0)],
         cap in prop_oneof![Just(None), (1usize..=5).prop_map(Some)],
+        trivial in any::<bool>(),
     ) {
         let data = Dataset::new(&x, y.len(), &y, 3).unwrap();
         let all: Vec<u32> = (0..data.n_features() as u32).collect();
-        let mut search = Rashomon::new(&data, &weights, penalty, &all, Budget::default()).unwrap();
+        let mut search = Rashomon::new(&data, &weights, penalty, &all, Budget::default())
+            .unwrap()
+            .with_trivial_splits(trivial);
         let set = search.search(depth, epsilon, cap).unwrap();
         let mut brute = every_tree(&search, &search.all_rows(), depth);
+        brute.retain(|t| trivial || !has_trivial_split(&t.1));
         let optimum = brute.iter().map(|t| t.0).fold(f64::INFINITY, f64::min);
         prop_assert!((set.optimum - optimum).abs() <= 1e-9 * (1.0 + optimum));
         let bound = (1.0 + epsilon) * optimum + 1e-9 * (1.0 + optimum);
@@ -77,6 +90,7 @@ proptest! {
         // a memory limit small enough to wipe again and again finds the same set
         let mut tight = Rashomon::new(&data, &weights, penalty, &all, Budget::default())
             .unwrap()
+            .with_trivial_splits(trivial)
             .with_max_bytes(Some(1000));
         let again = tight.search(depth, epsilon, cap).unwrap();
         prop_assert_eq!(again.count, set.count);
@@ -87,8 +101,9 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
 
-    /// For regression (squared error around the leaf's weighted mean) the set's size and
-    /// sorted costs are brute force's too.
+    /// For regression (squared error around the leaf's weighted mean, absolute error, and
+    /// the pinball loss of quantile 0.3) the set's size and sorted costs are brute force's
+    /// too, and a leaf costs the least loss over every value.
     #[test]
     fn the_regression_set_is_every_tree_within_the_budget(
         (x, _, weights) in problems(),
@@ -96,6 +111,7 @@ proptest! {
         depth in 0u32..=2,
         penalty in prop_oneof![Just(0.0), Just(0.5)],
         epsilon in prop_oneof![Just(0.0), Just(0.2), Just(1.0)],
+        pinball in prop_oneof![Just(None), Just(Some((0.5, 2.0))), Just(Some((0.3, 1.0)))],
     ) {
         let n_rows = weights.len();
         let targets: Vec<f64> = (0..n_rows as u64)
@@ -103,10 +119,25 @@ proptest! {
             .collect();
         let data = Dataset::new(&x, n_rows, &vec![0; n_rows], 1).unwrap();
         let all: Vec<u32> = (0..data.n_features() as u32).collect();
-        let mut search = Rashomon::new(&data, &weights, penalty, &all, Budget::default())
-            .unwrap()
-            .with_targets(&targets)
-            .unwrap();
+        let search = Rashomon::new(&data, &weights, penalty, &all, Budget::default()).unwrap();
+        let mut search = match pinball {
+            None => search.with_targets(&targets).unwrap(),
+            Some((q, scale)) => {
+                let search = search.with_quantile(&targets, q, scale).unwrap();
+                // every row's leaf: the least loss over every candidate value
+                let root = search.all_rows();
+                let least = (targets.iter())
+                    .map(|&v| {
+                        let loss: f64 = (targets.iter().zip(&weights))
+                            .map(|(&t, &w)| w * (q * (t - v)).max((q - 1.0) * (t - v)))
+                            .sum();
+                        scale * loss + penalty
+                    })
+                    .fold(f64::INFINITY, f64::min);
+                prop_assert!((search.leaf(&root).0 - least).abs() <= 1e-9 * (1.0 + least));
+                search
+            }
+        };
         let set = search.search(depth, epsilon, None).unwrap();
         let mut brute = every_tree(&search, &search.all_rows(), depth);
         let optimum = brute.iter().map(|t| t.0).fold(f64::INFINITY, f64::min);
