@@ -95,9 +95,9 @@ _ROUNDING = (np.array([[0, 0], [1, 0], [1, 0], [0, 0], [0, 0], [0, 0], [0, 0], [
 
 
 @settings(max_examples=400, deadline=None)
-@given(tiny())
-@example(_ROUNDING)
-def test_the_set_is_every_tree_within_the_budget(case):
+@given(tiny(), st.integers(1, 3))
+@example(_ROUNDING, 1)
+def test_the_set_is_every_tree_within_the_budget(case, cap):
     X, y, weight, depth, alpha, epsilon = case
     if len(np.unique(y)) < 2:
         y = y.copy()
@@ -120,6 +120,11 @@ def test_the_set_is_every_tree_within_the_budget(case):
         assert found.removal_loss_[j] == pytest.approx(without - optimum, abs=1e-12)
     for tree, objective in zip(found, found.objectives_, strict=True):
         assert tree.objective_ == pytest.approx(objective, abs=1e-12)
+    # listing only the cheapest few, the importances come from searches: the same numbers
+    capped = RashomonSet(max_depth=depth, ccp_alpha=alpha, epsilon=epsilon, max_trees=cap,
+                         importance=True).fit(X, y, sample_weight=weight)
+    np.testing.assert_allclose(capped.usage_, found.usage_, atol=1e-12)
+    np.testing.assert_allclose(capped.removal_loss_, found.removal_loss_, atol=1e-12)
 
 
 @pytest.fixture(scope="module")

@@ -161,23 +161,41 @@ class _RashomonBase(BaseEstimator):
 
     def _importances(self, run, found, binarizer, total, deadline) -> None:
         """``usage_`` and ``removal_loss_``: per input column, the set's trees without it are
-        those of the search that may not test it, within the same bound. Left unset, with a
-        warning, when the time limit (or a Ctrl-C) stops one of those searches."""
+        those of the search that may not test it, within the same bound.
+
+        The listed trees answer most of it without a search. They are the cheapest trees in
+        cost order, so when a listed tree does not test a column, the cheapest tree without
+        the column is listed too, and the column's removal loss is read off; and when every
+        tree is listed, the usage is counted from them. The rest takes searches restricted to
+        the other columns. Left unset, with a warning, when the time limit (or a Ctrl-C)
+        stops one of those searches."""
         columns = np.array([feature.column for feature in binarizer.features_])
-        usage = np.zeros(self.n_features_in_)
+        costs = np.asarray(found["costs"])
+        # per listed tree, whether it tests each input column
+        tests = np.zeros((len(self._listed), self.n_features_in_), dtype=bool)
+        for i, (codes, _, _) in enumerate(self._listed):
+            tests[i, columns[codes[codes >= 0]]] = True
+        every_listed = len(self._listed) == self.n_trees_
+        usage = tests.sum(axis=0) / self.n_trees_
         loss = np.zeros(self.n_features_in_)
         bound = found["bound"]
         for column in range(self.n_features_in_):
-            allowed = np.flatnonzero(columns != column).tolist()
-            if len(allowed) == len(columns):
+            if not np.any(columns == column):
                 continue  # no feature of this column: no tree tests it
-            alone = run(0.0, 1, allowed, deadline.left())
-            if alone["stopped"] is not None:
-                warn(f"{alone['stopped'].replace('_', ' ')}: usage_ and removal_loss_ are not "
-                     f"set", NotOptimalWarning)
-                return
-            least = alone["optimum"]
+            without = ~tests[:, column]
+            least = costs[without].min() if without.any() else None
+            if least is not None and every_listed:
+                loss[column] = (least - found["optimum"]) / total
+                continue
+            allowed = np.flatnonzero(columns != column).tolist()
+            if least is None:
+                alone = run(0.0, 1, allowed, deadline.left())
+                if alone["stopped"] is not None:
+                    return self._importances_stopped(alone["stopped"])
+                least = alone["optimum"]
             loss[column] = (least - found["optimum"]) / total
+            if every_listed:
+                continue
             if least > bound * (1 + 1e-12):
                 usage[column] = 1.0
                 continue
@@ -185,12 +203,15 @@ class _RashomonBase(BaseEstimator):
             room = max(bound / least - 1.0, 0.0) if least > 0 else 0.0
             counted = run(room, 1, allowed, deadline.left())
             if counted["stopped"] is not None:
-                warn(f"{counted['stopped'].replace('_', ' ')}: usage_ and removal_loss_ are not "
-                     f"set", NotOptimalWarning)
-                return
-            without = int(counted["count"])
-            usage[column] = 1.0 - without / self.n_trees_
+                return self._importances_stopped(counted["stopped"])
+            usage[column] = 1.0 - int(counted["count"]) / self.n_trees_
         self.usage_, self.removal_loss_ = usage, loss
+
+    @staticmethod
+    def _importances_stopped(stopped: str) -> None:
+        """Warns that a search for the importances stopped (``stopped`` says why)."""
+        warn(f"{stopped.replace('_', ' ')}: usage_ and removal_loss_ are not set",
+             NotOptimalWarning)
 
     def _tree(self, index: int):
         """Listed tree ``index`` as a fitted estimator."""
@@ -314,8 +335,10 @@ class RashomonSet(ClassifierMixin, _RashomonBase):
         counted: ``max_trees`` bounds them.
     importance : bool, default=False
         Measure each input column's importance across the set, ``usage_`` and
-        ``removal_loss_``: two more searches per input column (on heart-cleveland at depth 3,
-        95 columns, 50 s against 0.4 s for the set).
+        ``removal_loss_``. When every tree is listed both are read from the listed trees,
+        with a search only for a column that every listed tree tests; otherwise the usage
+        takes a counting search per column (heart-cleveland at depth 3, 95 columns, 4,868
+        trees: 0.9 s with all listed, 25 s listing 100, against 0.3-0.5 s for the set).
     trivial_splits : bool, default=True
         Whether the set holds the trees with a trivial split: one whose two children are
         leaves predicting the same class. Such a split changes no prediction; its tree
