@@ -367,4 +367,5 @@ def rashomon_set(
     criterion: str = "squared_error",
     quantile: float = 0.5,
     trivial_splits: bool = True,
+    n_jobs: int = 1,
 ) -> RashomonResult: ...

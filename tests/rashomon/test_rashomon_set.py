@@ -316,3 +316,22 @@ def test_the_regression_set_votes_by_the_mean_and_round_trips(vote, criterion):
     np.testing.assert_allclose(loaded.predict(X), found.predict(X))
     assert not hasattr(loaded, "classes_")
     assert found[0].feature_importances_.shape == (X.shape[1],)
+
+
+@pytest.mark.parametrize("memory_limit", [None, "2MB"])
+def test_threads_find_the_same_set(memory_limit):
+    from odtree.datasets import load_benchmark
+
+    X, y = load_benchmark("heart-cleveland")
+    settings = dict(max_depth=2, epsilon=0.1, max_trees=300, importance=True,
+                    memory_limit=memory_limit)
+    alone = RashomonSet(**settings, n_jobs=1).fit(X, y)
+    shared = RashomonSet(**settings, n_jobs=2).fit(X, y)
+    assert shared.n_trees_ == alone.n_trees_ > 300
+    np.testing.assert_array_equal(shared.objectives_, alone.objectives_)
+    for mine, theirs in zip(shared._listed, alone._listed, strict=True):
+        np.testing.assert_array_equal(mine[0], theirs[0])
+    np.testing.assert_allclose(shared.usage_, alone.usage_)
+    np.testing.assert_allclose(shared.removal_loss_, alone.removal_loss_)
+    with pytest.raises(ValueError, match="n_jobs"):
+        RashomonSet(n_jobs=0).fit(X, y)

@@ -24,12 +24,13 @@ use pyo3::types::PyDict;
 /// that of the last budget step completed), and `wipes`: how often the kept optima and
 /// histograms were wiped to stay within `max_bytes` (then computed again as needed). With
 /// `trivial_splits=False` a tree with a split whose two children are leaves predicting the
-/// same class is left out (classes only). The GIL is released while it runs.
+/// same class is left out (classes only). The root's splits are searched on `n_jobs`
+/// threads. The GIL is released while it runs.
 #[pyfunction]
 #[pyo3(signature = (x, labels, n_classes, weights, *, max_depth, leaf_penalty, epsilon,
                     max_trees=None, allowed=None, time_limit=None, max_bytes=None,
                     targets=None, criterion="squared_error", quantile=0.5,
-                    trivial_splits=true))]
+                    trivial_splits=true, n_jobs=1))]
 #[allow(clippy::too_many_arguments)]
 pub fn rashomon_set<'py>(
     py: Python<'py>,
@@ -48,6 +49,7 @@ pub fn rashomon_set<'py>(
     criterion: &str,
     quantile: f64,
     trivial_splits: bool,
+    n_jobs: usize,
 ) -> PyResult<Bound<'py, PyDict>> {
     let n_rows = x.as_array().nrows();
     let matrix = matrix_of(&x).into_owned();
@@ -71,7 +73,8 @@ pub fn rashomon_set<'py>(
         let data = Dataset::new(&matrix, n_rows, &labels, n_classes)?;
         let search = Rashomon::new(&data, &weights, leaf_penalty, &allowed, budget)?
             .with_max_bytes(max_bytes)
-            .with_trivial_splits(trivial_splits);
+            .with_trivial_splits(trivial_splits)
+            .with_threads(n_jobs);
         match (&targets, pinball) {
             (Some(targets), None) => search.with_targets(targets)?,
             (Some(targets), Some((q, scale))) => search.with_quantile(targets, q, scale)?,

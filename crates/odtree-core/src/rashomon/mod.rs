@@ -21,10 +21,11 @@ use crate::error::{OdtError, Result};
 use crate::objective::{check_targets, Pinball};
 use crate::stats::Weights;
 use rustc_hash::FxHashMap;
-use std::rc::Rc;
+use std::sync::Arc;
 
 #[cfg(test)]
 mod tests;
+mod threads;
 
 /// A tree in pre-order: a split on feature `f` is `f` (its child where `f` is 0 comes next,
 /// then the other), a leaf predicting class `c` is `-1 - c`.
@@ -43,7 +44,7 @@ pub struct Listed {
 }
 
 /// Subtree costs, sorted, each with the number of subtrees that have it.
-type Histogram = Rc<Vec<(f64, u128)>>;
+type Histogram = Arc<Vec<(f64, u128)>>;
 
 /// A set of rows, as a bitset.
 type Rows = Box<[u64]>;
@@ -73,9 +74,12 @@ pub struct Rashomon<'a> {
     /// Bytes the kept optima and histograms take, as counted.
     held: usize,
     wipes: usize,
+    /// Threads for the root's splits (1: none).
+    n_jobs: usize,
 }
 
 /// What a leaf costs, besides the penalty.
+#[derive(Clone)]
 enum Loss<'a> {
     /// The weight of the rows outside its heaviest class.
     Classes,
@@ -153,6 +157,7 @@ impl<'a> Rashomon<'a> {
             max_bytes: None,
             held: 0,
             wipes: 0,
+            n_jobs: 1,
         })
     }
 
@@ -339,12 +344,10 @@ impl<'a> Rashomon<'a> {
         let mut best = self.leaf(rows).0;
         if depth > 0 {
             for at in 0..self.allowed.len() {
-                let f = self.allowed[at];
                 if self.budget.check().is_some() {
                     return best;
                 }
-                if let Some((left, right)) = self.split(rows, f) {
-                    let cost = self.optimum(&left, depth - 1) + self.optimum(&right, depth - 1);
+                if let Some(cost) = self.split_optimum(rows, depth, self.allowed[at]) {
                     best = best.min(cost);
                 }
             }
@@ -357,6 +360,13 @@ impl<'a> Rashomon<'a> {
         best
     }
 
+    /// The least cost of a tree over `rows` of depth at most `depth` (at least 1) splitting
+    /// on `feature` first; `None` when the split leaves a side empty.
+    fn split_optimum(&mut self, rows: &[u64], depth: u32, feature: u32) -> Option<f64> {
+        let (left, right) = self.split(rows, feature)?;
+        Some(self.optimum(&left, depth - 1) + self.optimum(&right, depth - 1))
+    }
+
     /// The costs of every tree of depth at most `depth` over `rows` costing at most `bound`,
     /// with their counts; `None` when the budget ran out.
     fn histogram(&mut self, rows: &[u64], depth: u32, bound: f64) -> Option<Histogram> {
@@ -367,7 +377,7 @@ impl<'a> Rashomon<'a> {
                 return Some(if within == histogram.len() {
                     histogram.clone()
                 } else {
-                    Rc::new(histogram[..within].to_vec())
+                    Arc::new(histogram[..within].to_vec())
                 });
             }
         }
@@ -381,51 +391,57 @@ impl<'a> Rashomon<'a> {
         }
         if depth > 0 {
             for at in 0..self.allowed.len() {
-                let f = self.allowed[at];
-                let Some((left, right)) = self.split(rows, f) else {
-                    continue;
-                };
-                let (low_left, low_right) = (
-                    self.optimum(&left, depth - 1),
-                    self.optimum(&right, depth - 1),
-                );
-                if low_left + low_right > bound + self.tolerance {
-                    continue;
-                }
-                let lefts = self.histogram(&left, depth - 1, bound - low_right)?;
-                let rights = self.histogram(&right, depth - 1, bound - low_left)?;
-                // the pair of two leaves is one of the pairs of their costs' buckets
-                let trivial = self.trivial_pair(&left, &right);
-                for &(cost, count) in lefts.iter() {
-                    for &(other, times) in rights.iter() {
-                        if cost + other > bound + self.tolerance {
-                            break;
-                        }
-                        let pairs = count.saturating_mul(times);
-                        let pairs = match trivial {
-                            Some(leaves) if leaves == (cost, other) => pairs - 1,
-                            _ => pairs,
-                        };
-                        if pairs > 0 {
-                            costs.push((cost + other, pairs));
-                        }
-                    }
-                }
+                self.split_histogram(rows, depth, self.allowed[at], bound, &mut costs)?;
             }
         }
-        costs.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let mut merged: Vec<(f64, u128)> = Vec::with_capacity(costs.len());
-        for (cost, count) in costs {
-            match merged.last_mut() {
-                Some(last) if last.0 == cost => last.1 = last.1.saturating_add(count),
-                _ => merged.push((cost, count)),
-            }
-        }
-        let histogram = Rc::new(merged);
+        let histogram = Arc::new(merged(costs));
         let bytes = self.key_bytes() + 32 * histogram.len();
         self.histograms.insert(key, (bound, histogram.clone()));
         self.keep(bytes);
         Some(histogram)
+    }
+
+    /// Appends to `costs` the costs, with their counts, of the trees over `rows` of depth at
+    /// most `depth` (at least 1) splitting on `feature` first and costing at most `bound`;
+    /// `None` when the budget ran out.
+    fn split_histogram(
+        &mut self,
+        rows: &[u64],
+        depth: u32,
+        feature: u32,
+        bound: f64,
+        costs: &mut Vec<(f64, u128)>,
+    ) -> Option<()> {
+        let Some((left, right)) = self.split(rows, feature) else {
+            return Some(());
+        };
+        let (low_left, low_right) = (
+            self.optimum(&left, depth - 1),
+            self.optimum(&right, depth - 1),
+        );
+        if low_left + low_right > bound + self.tolerance {
+            return Some(());
+        }
+        let lefts = self.histogram(&left, depth - 1, bound - low_right)?;
+        let rights = self.histogram(&right, depth - 1, bound - low_left)?;
+        // the pair of two leaves is one of the pairs of their costs' buckets
+        let trivial = self.trivial_pair(&left, &right);
+        for &(cost, count) in lefts.iter() {
+            for &(other, times) in rights.iter() {
+                if cost + other > bound + self.tolerance {
+                    break;
+                }
+                let pairs = count.saturating_mul(times);
+                let pairs = match trivial {
+                    Some(leaves) if leaves == (cost, other) => pairs - 1,
+                    _ => pairs,
+                };
+                if pairs > 0 {
+                    costs.push((cost + other, pairs));
+                }
+            }
+        }
+        Some(())
     }
 
     /// Appends to `out` every tree of depth at most `depth` over `rows` costing at most
@@ -444,45 +460,57 @@ impl<'a> Rashomon<'a> {
             return;
         }
         for at in 0..self.allowed.len() {
-            let f = self.allowed[at];
             if self.budget.check().is_some() {
                 return;
             }
-            let Some((left, right)) = self.split(rows, f) else {
-                continue;
-            };
-            let low_right = self.optimum(&right, depth - 1);
-            if self.optimum(&left, depth - 1) + low_right > bound + self.tolerance {
-                continue;
-            }
-            let here = self.class_weights(rows);
-            let trivial = self.trivial_pair(&left, &right).is_some();
-            let mut lefts = Vec::new();
-            self.trees(&left, depth - 1, bound - low_right, &mut lefts);
-            for first in lefts {
-                let mut rights = Vec::new();
-                self.trees(&right, depth - 1, bound - first.cost, &mut rights);
-                for second in rights {
-                    if trivial && first.codes.len() == 1 && second.codes.len() == 1 {
-                        continue; // two leaves predicting the same class
-                    }
-                    let mut codes = Vec::with_capacity(1 + first.codes.len() + second.codes.len());
-                    codes.push(i64::from(f));
-                    codes.extend_from_slice(&first.codes);
-                    codes.extend(second.codes);
-                    let mut weights = here.clone();
-                    weights.extend_from_slice(&first.weights);
-                    weights.extend(second.weights);
-                    let mut counts = vec![count_rows(rows)];
-                    counts.extend_from_slice(&first.rows);
-                    counts.extend(second.rows);
-                    out.push(Listed {
-                        cost: first.cost + second.cost,
-                        codes,
-                        weights,
-                        rows: counts,
-                    });
+            self.split_trees(rows, depth, self.allowed[at], bound, out);
+        }
+    }
+
+    /// Appends to `out` every tree over `rows` of depth at most `depth` (at least 1) splitting
+    /// on `feature` first and costing at most `bound`.
+    fn split_trees(
+        &mut self,
+        rows: &[u64],
+        depth: u32,
+        feature: u32,
+        bound: f64,
+        out: &mut Vec<Listed>,
+    ) {
+        let Some((left, right)) = self.split(rows, feature) else {
+            return;
+        };
+        let low_right = self.optimum(&right, depth - 1);
+        if self.optimum(&left, depth - 1) + low_right > bound + self.tolerance {
+            return;
+        }
+        let here = self.class_weights(rows);
+        let trivial = self.trivial_pair(&left, &right).is_some();
+        let mut lefts = Vec::new();
+        self.trees(&left, depth - 1, bound - low_right, &mut lefts);
+        for first in lefts {
+            let mut rights = Vec::new();
+            self.trees(&right, depth - 1, bound - first.cost, &mut rights);
+            for second in rights {
+                if trivial && first.codes.len() == 1 && second.codes.len() == 1 {
+                    continue; // two leaves predicting the same class
                 }
+                let mut codes = Vec::with_capacity(1 + first.codes.len() + second.codes.len());
+                codes.push(i64::from(feature));
+                codes.extend_from_slice(&first.codes);
+                codes.extend(second.codes);
+                let mut weights = here.clone();
+                weights.extend_from_slice(&first.weights);
+                weights.extend(second.weights);
+                let mut counts = vec![count_rows(rows)];
+                counts.extend_from_slice(&first.rows);
+                counts.extend(second.rows);
+                out.push(Listed {
+                    cost: first.cost + second.cost,
+                    codes,
+                    weights,
+                    rows: counts,
+                });
             }
         }
     }
@@ -506,7 +534,8 @@ impl<'a> Rashomon<'a> {
             )));
         }
         let root = self.all_rows();
-        let optimum = self.optimum(&root, depth);
+        let mut forks = self.forks(depth);
+        let optimum = self.root_optimum(&mut forks, &root, depth);
         let room = epsilon * optimum.abs();
         let mut found = RashomonSet {
             optimum,
@@ -530,9 +559,9 @@ impl<'a> Rashomon<'a> {
             if share > 0.0 && room == 0.0 {
                 break;
             }
-            let Some(histogram) = self.histogram(&root, depth, bound) else {
+            let Some(histogram) = self.root_histogram(&mut forks, &root, depth, bound) else {
                 found.stopped = self.budget.stopped();
-                found.wipes = self.wipes;
+                found.wipes = self.total_wipes(&forks);
                 return Ok(found);
             };
             let count = histogram
@@ -550,11 +579,10 @@ impl<'a> Rashomon<'a> {
                 }
                 None => bound,
             };
-            let mut trees = Vec::new();
-            self.trees(&root, depth, upto, &mut trees);
+            let mut trees = self.root_trees(&mut forks, &root, depth, upto);
             if self.budget.stopped().is_some() {
                 found.stopped = self.budget.stopped();
-                found.wipes = self.wipes;
+                found.wipes = self.total_wipes(&forks);
                 return Ok(found);
             }
             trees.sort_by(|a, b| {
@@ -569,11 +597,24 @@ impl<'a> Rashomon<'a> {
                 count,
                 trees,
                 stopped: None,
-                wipes: self.wipes,
+                wipes: self.total_wipes(&forks),
             };
         }
         Ok(found)
     }
+}
+
+/// `costs` sorted, with the counts of equal costs added up.
+fn merged(mut costs: Vec<(f64, u128)>) -> Vec<(f64, u128)> {
+    costs.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut merged: Vec<(f64, u128)> = Vec::with_capacity(costs.len());
+    for (cost, count) in costs {
+        match merged.last_mut() {
+            Some(last) if last.0 == cost => last.1 = last.1.saturating_add(count),
+            _ => merged.push((cost, count)),
+        }
+    }
+    merged
 }
 
 /// The number of rows in a bitset.

@@ -95,6 +95,16 @@ proptest! {
         let again = tight.search(depth, epsilon, cap).unwrap();
         prop_assert_eq!(again.count, set.count);
         prop_assert_eq!(&again.trees, &set.trees);
+        // and so does a search splitting the root on three threads, with or without a limit
+        let mut threads = Rashomon::new(&data, &weights, penalty, &all, Budget::default())
+            .unwrap()
+            .with_trivial_splits(trivial)
+            .with_max_bytes(if trivial { None } else { Some(3000) })
+            .with_threads(3);
+        let again = threads.search(depth, epsilon, cap).unwrap();
+        prop_assert_eq!(again.optimum, set.optimum);
+        prop_assert_eq!(again.count, set.count);
+        prop_assert_eq!(&again.trees, &set.trees);
     }
 }
 
@@ -173,10 +183,14 @@ fn an_interrupted_search_returns_what_it_completed() {
     let data = Dataset::new(&x, 4, &y, 2).unwrap();
     let weights = [1.0; 4];
     let flag = Arc::new(AtomicBool::new(true));
-    let budget = Budget::new(None, Some(flag));
-    let mut search = Rashomon::new(&data, &weights, 0.0, &[0, 1], budget).unwrap();
-    let set = search.search(2, 1.0, None).unwrap();
-    assert_eq!(set.stopped, Some(Stop::Interrupted));
-    assert_eq!(set.count, 0);
-    assert!(set.trees.is_empty());
+    for n_jobs in [1, 2] {
+        let budget = Budget::new(None, Some(flag.clone()));
+        let mut search = Rashomon::new(&data, &weights, 0.0, &[0, 1], budget)
+            .unwrap()
+            .with_threads(n_jobs);
+        let set = search.search(2, 1.0, None).unwrap();
+        assert_eq!(set.stopped, Some(Stop::Interrupted));
+        assert_eq!(set.count, 0);
+        assert!(set.trees.is_empty());
+    }
 }

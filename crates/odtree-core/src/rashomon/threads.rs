@@ -1,0 +1,153 @@
+//! The root's splits on several threads. Each thread searches with a fork of the search (the
+//! same settings, caches of its own) and takes every `n`-th feature of the root, the same
+//! ones for the optimum, the counts and the listing, so that what it keeps for one serves the
+//! next. The set found is the same as on one thread.
+
+use super::{merged, Histogram, Listed, Rashomon};
+use std::sync::Arc;
+
+impl<'a> Rashomon<'a> {
+    /// The same search splitting the root on `n_jobs` threads (at least 1). Under a memory
+    /// limit each thread keeps its share of it.
+    pub fn with_threads(self, n_jobs: usize) -> Self {
+        Self {
+            n_jobs: n_jobs.max(1),
+            ..self
+        }
+    }
+
+    /// The forks a search of depth `depth` splits its root with; none on one thread.
+    pub(super) fn forks(&self, depth: u32) -> Vec<Self> {
+        let n = self.n_jobs.min(self.allowed.len());
+        if depth == 0 || n < 2 {
+            return Vec::new();
+        }
+        (0..n)
+            .map(|_| Self {
+                data: self.data,
+                weights: self.weights,
+                loss: self.loss.clone(),
+                penalty: self.penalty,
+                allowed: self.allowed.clone(),
+                tolerance: self.tolerance,
+                trivial_splits: self.trivial_splits,
+                optima: Default::default(),
+                histograms: Default::default(),
+                budget: self.budget.clone(),
+                max_bytes: self.max_bytes.map(|most| most / n),
+                held: 0,
+                wipes: 0,
+                n_jobs: 1,
+            })
+            .collect()
+    }
+
+    /// How often this search and its forks wiped what they kept.
+    pub(super) fn total_wipes(&self, forks: &[Self]) -> usize {
+        self.wipes + forks.iter().map(|fork| fork.wipes).sum::<usize>()
+    }
+
+    /// Runs `work` on each fork in a thread of its own, with the root's features that fork
+    /// takes; a stop in any fork stops this search.
+    fn on_forks<T: Send>(
+        &mut self,
+        forks: &mut [Self],
+        work: impl Fn(&mut Self, &[u32]) -> T + Sync,
+    ) -> Vec<T> {
+        let n = forks.len();
+        let shares: Vec<Vec<u32>> = (0..n)
+            .map(|t| self.allowed.iter().skip(t).step_by(n).copied().collect())
+            .collect();
+        let work = &work;
+        let results = std::thread::scope(|scope| {
+            let handles: Vec<_> = (forks.iter_mut().zip(&shares))
+                .map(|(fork, share)| scope.spawn(move || work(fork, share)))
+                .collect();
+            (handles.into_iter())
+                .map(|handle| {
+                    handle
+                        .join()
+                        .unwrap_or_else(|e| std::panic::resume_unwind(e))
+                })
+                .collect()
+        });
+        if let Some(stop) = forks.iter().find_map(|fork| fork.budget.stopped()) {
+            self.budget.stop(stop);
+        }
+        results
+    }
+
+    /// The least cost of a tree of depth at most `depth` over the `root` rows.
+    pub(super) fn root_optimum(&mut self, forks: &mut [Self], root: &[u64], depth: u32) -> f64 {
+        if forks.is_empty() {
+            return self.optimum(root, depth);
+        }
+        let parts = self.on_forks(forks, |fork, features| {
+            let mut best = f64::INFINITY;
+            for &f in features {
+                if fork.budget.check().is_some() {
+                    break;
+                }
+                if let Some(cost) = fork.split_optimum(root, depth, f) {
+                    best = best.min(cost);
+                }
+            }
+            best
+        });
+        parts.into_iter().fold(self.leaf(root).0, f64::min)
+    }
+
+    /// The costs, with their counts, of every tree of depth at most `depth` over the `root`
+    /// rows costing at most `bound`; `None` when the budget ran out.
+    pub(super) fn root_histogram(
+        &mut self,
+        forks: &mut [Self],
+        root: &[u64],
+        depth: u32,
+        bound: f64,
+    ) -> Option<Histogram> {
+        if forks.is_empty() {
+            return self.histogram(root, depth, bound);
+        }
+        let parts = self.on_forks(forks, |fork, features| {
+            let mut costs = Vec::new();
+            for &f in features {
+                fork.split_histogram(root, depth, f, bound, &mut costs)?;
+            }
+            Some(costs)
+        });
+        let mut costs = self.histogram(root, 0, bound)?.to_vec();
+        for part in parts {
+            costs.extend(part?);
+        }
+        Some(Arc::new(merged(costs)))
+    }
+
+    /// Every tree of depth at most `depth` over the `root` rows costing at most `bound`.
+    pub(super) fn root_trees(
+        &mut self,
+        forks: &mut [Self],
+        root: &[u64],
+        depth: u32,
+        bound: f64,
+    ) -> Vec<Listed> {
+        let mut trees = Vec::new();
+        if forks.is_empty() {
+            self.trees(root, depth, bound, &mut trees);
+            return trees;
+        }
+        let parts = self.on_forks(forks, |fork, features| {
+            let mut trees = Vec::new();
+            for &f in features {
+                if fork.budget.check().is_some() {
+                    break;
+                }
+                fork.split_trees(root, depth, f, bound, &mut trees);
+            }
+            trees
+        });
+        self.trees(root, 0, bound, &mut trees);
+        trees.extend(parts.into_iter().flatten());
+        trees
+    }
+}
