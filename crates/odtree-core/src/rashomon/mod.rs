@@ -181,7 +181,7 @@ impl<'a> Rashomon<'a> {
     /// weighted quantile, and its codes are `-1`. Absolute error is quantile 0.5, scale 2.
     pub fn with_quantile(self, targets: &[f64], quantile: f64, scale: f64) -> Result<Self> {
         check_targets(targets, self.data.n_rows())?;
-        if !(quantile > 0.0 && quantile < 1.0) || !(scale.is_finite() && scale > 0.0) {
+        if !(quantile > 0.0 && quantile < 1.0 && scale.is_finite() && scale > 0.0) {
             return Err(OdtError::InvalidParameter(format!(
                 "the quantile must be in (0, 1) and the scale positive, got {quantile} and \
                  {scale}"
