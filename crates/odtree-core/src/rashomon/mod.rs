@@ -20,9 +20,10 @@ use crate::data::{item, Dataset};
 use crate::error::{OdtError, Result};
 use crate::objective::{check_targets, Pinball};
 use crate::stats::Weights;
-use rustc_hash::FxHashMap;
+use kept::Kept;
 use std::sync::Arc;
 
+mod kept;
 #[cfg(test)]
 mod tests;
 mod threads;
@@ -64,16 +65,12 @@ pub struct Rashomon<'a> {
     tolerance: f64,
     /// Whether a split whose two children are leaves predicting the same class is counted.
     trivial_splits: bool,
-    optima: FxHashMap<Key, f64>,
-    /// Per subproblem: the budget its histogram covers, and the histogram.
-    histograms: FxHashMap<Key, (f64, Histogram)>,
+    /// The subproblems' optima and histograms, shared with the search's threads.
+    kept: Arc<Kept>,
     budget: Budget,
     /// Most bytes the kept optima and histograms may take; past it both are wiped (each is
     /// computed again when needed).
     max_bytes: Option<usize>,
-    /// Bytes the kept optima and histograms take, as counted.
-    held: usize,
-    wipes: usize,
     /// Threads for the root's splits (1: none).
     n_jobs: usize,
 }
@@ -151,12 +148,9 @@ impl<'a> Rashomon<'a> {
             // rounding noise of sums in other orders, relative to the numbers summed
             tolerance: 1e-9 * (total + penalty.abs() * (data.n_rows() as f64 + 1.0)),
             trivial_splits: true,
-            optima: FxHashMap::default(),
-            histograms: FxHashMap::default(),
+            kept: Arc::new(Kept::new()),
             budget,
             max_bytes: None,
-            held: 0,
-            wipes: 0,
             n_jobs: 1,
         })
     }
@@ -227,19 +221,6 @@ impl<'a> Rashomon<'a> {
     /// trees listed are not counted.
     pub fn with_max_bytes(self, max_bytes: Option<usize>) -> Self {
         Self { max_bytes, ..self }
-    }
-
-    /// Counts `bytes` more kept, and wipes what is kept when that passes the limit.
-    fn keep(&mut self, bytes: usize) {
-        self.held += bytes;
-        if self.max_bytes.is_some_and(|most| self.held > most) {
-            self.optima.clear();
-            self.histograms.clear();
-            self.optima.shrink_to_fit();
-            self.histograms.shrink_to_fit();
-            self.held = 0;
-            self.wipes += 1;
-        }
     }
 
     /// The bytes of a key and of a map entry around it.
@@ -338,7 +319,7 @@ impl<'a> Rashomon<'a> {
     /// out, only an upper bound of it (and not kept).
     fn optimum(&mut self, rows: &[u64], depth: u32) -> f64 {
         let key: Key = (rows.into(), depth);
-        if let Some(&cost) = self.optima.get(&key) {
+        if let Some(cost) = self.kept.optimum(&key) {
             return cost;
         }
         let mut best = self.leaf(rows).0;
@@ -355,8 +336,8 @@ impl<'a> Rashomon<'a> {
         if self.budget.stopped().is_some() {
             return best; // a child's answer was cut short: not the optimum
         }
-        self.optima.insert(key, best);
-        self.keep(self.key_bytes() + 8);
+        self.kept.keep_optimum(key, best);
+        self.kept.count(self.key_bytes() + 8, self.max_bytes);
         best
     }
 
@@ -371,8 +352,8 @@ impl<'a> Rashomon<'a> {
     /// with their counts; `None` when the budget ran out.
     fn histogram(&mut self, rows: &[u64], depth: u32, bound: f64) -> Option<Histogram> {
         let key: Key = (rows.into(), depth);
-        if let Some((covered, histogram)) = self.histograms.get(&key) {
-            if *covered >= bound {
+        if let Some((covered, histogram)) = self.kept.histogram(&key) {
+            if covered >= bound {
                 let within = histogram.partition_point(|&(c, _)| c <= bound + self.tolerance);
                 return Some(if within == histogram.len() {
                     histogram.clone()
@@ -396,8 +377,8 @@ impl<'a> Rashomon<'a> {
         }
         let histogram = Arc::new(merged(costs));
         let bytes = self.key_bytes() + 32 * histogram.len();
-        self.histograms.insert(key, (bound, histogram.clone()));
-        self.keep(bytes);
+        self.kept.keep_histogram(key, bound, histogram.clone());
+        self.kept.count(bytes, self.max_bytes);
         Some(histogram)
     }
 
@@ -561,7 +542,7 @@ impl<'a> Rashomon<'a> {
             }
             let Some(histogram) = self.root_histogram(&mut forks, &root, depth, bound) else {
                 found.stopped = self.budget.stopped();
-                found.wipes = self.total_wipes(&forks);
+                found.wipes = self.kept.wipes();
                 return Ok(found);
             };
             let count = histogram
@@ -582,7 +563,7 @@ impl<'a> Rashomon<'a> {
             let mut trees = self.root_trees(&mut forks, &root, depth, upto);
             if self.budget.stopped().is_some() {
                 found.stopped = self.budget.stopped();
-                found.wipes = self.total_wipes(&forks);
+                found.wipes = self.kept.wipes();
                 return Ok(found);
             }
             trees.sort_by(|a, b| {
@@ -597,7 +578,7 @@ impl<'a> Rashomon<'a> {
                 count,
                 trees,
                 stopped: None,
-                wipes: self.total_wipes(&forks),
+                wipes: self.kept.wipes(),
             };
         }
         Ok(found)

@@ -1,14 +1,13 @@
 //! The root's splits on several threads. Each thread searches with a fork of the search (the
-//! same settings, caches of its own) and takes every `n`-th feature of the root, the same
-//! ones for the optimum, the counts and the listing, so that what it keeps for one serves the
-//! next. The set found is the same as on one thread.
+//! same settings, the same kept subproblems) and takes every `n`-th feature of the root. The
+//! set found is the same as on one thread.
 
 use super::{merged, Histogram, Listed, Rashomon};
 use std::sync::Arc;
 
 impl<'a> Rashomon<'a> {
-    /// The same search splitting the root on `n_jobs` threads (at least 1). Under a memory
-    /// limit each thread keeps its share of it.
+    /// The same search splitting the root on `n_jobs` threads (at least 1), which share what
+    /// they keep of the subproblems.
     pub fn with_threads(self, n_jobs: usize) -> Self {
         Self {
             n_jobs: n_jobs.max(1),
@@ -31,20 +30,12 @@ impl<'a> Rashomon<'a> {
                 allowed: self.allowed.clone(),
                 tolerance: self.tolerance,
                 trivial_splits: self.trivial_splits,
-                optima: Default::default(),
-                histograms: Default::default(),
+                kept: self.kept.clone(),
                 budget: self.budget.clone(),
-                max_bytes: self.max_bytes.map(|most| most / n),
-                held: 0,
-                wipes: 0,
+                max_bytes: self.max_bytes,
                 n_jobs: 1,
             })
             .collect()
-    }
-
-    /// How often this search and its forks wiped what they kept.
-    pub(super) fn total_wipes(&self, forks: &[Self]) -> usize {
-        self.wipes + forks.iter().map(|fork| fork.wipes).sum::<usize>()
     }
 
     /// Runs `work` on each fork in a thread of its own, with the root's features that fork
