@@ -57,6 +57,9 @@ type Key = (Rows, u32);
 pub struct Rashomon<'a> {
     data: &'a Dataset,
     weights: &'a [f64],
+    /// The weight every row has, when they all have the same: then the classes' weights are
+    /// counted from the class masks.
+    uniform: Option<f64>,
     /// What a leaf costs.
     loss: Loss<'a>,
     penalty: f64,
@@ -142,6 +145,7 @@ impl<'a> Rashomon<'a> {
         Ok(Self {
             data,
             weights,
+            uniform: (weights.first().copied()).filter(|&w| weights.iter().all(|&v| v == w)),
             loss: Loss::Classes,
             penalty,
             allowed,
@@ -244,7 +248,18 @@ impl<'a> Rashomon<'a> {
     fn class_weights(&self, rows: &[u64]) -> Vec<f64> {
         match &self.loss {
             Loss::Classes => {
-                let mut stats = vec![0.0; self.data.n_classes()];
+                let n_classes = self.data.n_classes();
+                let mut stats = vec![0.0; n_classes];
+                if let Some(weight) = self.uniform {
+                    let masks = self.data.class_masks();
+                    for (word, &bits) in rows.iter().enumerate() {
+                        let classes = &masks[word * n_classes..(word + 1) * n_classes];
+                        for (stat, &mask) in stats.iter_mut().zip(classes) {
+                            *stat += f64::from((bits & mask).count_ones());
+                        }
+                    }
+                    return stats.into_iter().map(|count| count * weight).collect();
+                }
                 for row in rows_of(rows) {
                     stats[self.data.labels()[row] as usize] += self.weights[row];
                 }

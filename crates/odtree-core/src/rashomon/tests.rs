@@ -58,7 +58,10 @@ proptest! {
         epsilon in prop_oneof![Just(0.0), Just(0.1), Just(0.5), Just(2.0)],
         cap in prop_oneof![Just(None), (1usize..=5).prop_map(Some)],
         trivial in any::<bool>(),
+        unit in any::<bool>(),
     ) {
+        // every row weighing 1: the classes' weights are counted from the class masks
+        let weights = if unit { vec![1.0; y.len()] } else { weights };
         let data = Dataset::new(&x, y.len(), &y, 3).unwrap();
         let all: Vec<u32> = (0..data.n_features() as u32).collect();
         let mut search = Rashomon::new(&data, &weights, penalty, &all, Budget::default())

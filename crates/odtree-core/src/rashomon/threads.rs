@@ -25,6 +25,7 @@ impl<'a> Rashomon<'a> {
             .map(|_| Self {
                 data: self.data,
                 weights: self.weights,
+                uniform: self.uniform,
                 loss: self.loss.clone(),
                 penalty: self.penalty,
                 allowed: self.allowed.clone(),
