@@ -368,4 +368,5 @@ def rashomon_set(
     quantile: float = 0.5,
     trivial_splits: bool = True,
     n_jobs: int = 1,
+    columns: Sequence[int] | None = None,
 ) -> RashomonResult: ...

@@ -335,3 +335,42 @@ def test_threads_find_the_same_set(memory_limit):
     np.testing.assert_allclose(shared.removal_loss_, alone.removal_loss_)
     with pytest.raises(ValueError, match="n_jobs"):
         RashomonSet(n_jobs=0).fit(X, y)
+
+
+def every_numeric_tree(X, y, depth, penalty):
+    """Cost of every tree of depth <= ``depth`` over numeric X: a node splits a column once
+    per gap between its rows' consecutive distinct values; leaves predict their majority."""
+    classes = np.unique(y)
+
+    def trees(rows, depth):
+        counts = [np.sum(y[rows] == c) for c in classes]
+        found = [len(rows) - max(counts) + penalty]
+        if depth:
+            for j in range(X.shape[1]):
+                for value in np.unique(X[rows, j])[:-1]:
+                    low = X[rows, j] <= value
+                    found += [a + b for a in trees(rows[low], depth - 1)
+                              for b in trees(rows[~low], depth - 1)]
+        return found
+
+    return trees(np.arange(len(y)), depth)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(2, 9).flatmap(lambda n: st.tuples(
+    st.lists(st.lists(st.integers(0, 3), min_size=2, max_size=2), min_size=n, max_size=n),
+    st.lists(st.integers(0, 1), min_size=n, max_size=n))),
+    st.integers(1, 2), st.sampled_from([0.0, 0.2, 1.0]))
+def test_exact_thresholds_give_every_tree_of_the_raw_numbers(data, depth, epsilon):
+    X, y = np.array(data[0], dtype=float), np.array(data[1])
+    if len(np.unique(y)) < 2:
+        y[0] = 1 - y[0]
+    found = RashomonSet(max_depth=depth, ccp_alpha=0.1, epsilon=epsilon, max_trees=None,
+                        thresholds="exact").fit(X, y)
+    brute = [cost / len(y) for cost in every_numeric_tree(X, y, depth, 0.1 * len(y))]
+    optimum = min(brute)
+    inside = sorted(cost for cost in brute if cost <= (1 + epsilon) * optimum + 1e-9)
+    assert found.n_trees_ == len(inside)
+    np.testing.assert_allclose(found.objectives_, inside, atol=1e-12)
+    for tree, objective in zip(found, found.objectives_, strict=True):
+        assert 1 - tree.score(X, y) + 0.1 * tree.get_n_leaves() == pytest.approx(objective)

@@ -24,13 +24,14 @@ use pyo3::types::PyDict;
 /// that of the last budget step completed), and `wipes`: how often the kept optima and
 /// histograms were wiped to stay within `max_bytes` (then computed again as needed). With
 /// `trivial_splits=False` a tree with a split whose two children are leaves predicting the
-/// same class is left out (classes only). The root's splits are searched on `n_jobs`
-/// threads. The GIL is released while it runs.
+/// same class is left out (classes only). With `columns` (the input column of each
+/// feature, a column's thresholds ascending), thresholds of a column that split a node's rows
+/// alike make one split. The root's splits are searched on `n_jobs` threads. The GIL is released while it runs.
 #[pyfunction]
 #[pyo3(signature = (x, labels, n_classes, weights, *, max_depth, leaf_penalty, epsilon,
                     max_trees=None, allowed=None, time_limit=None, max_bytes=None,
                     targets=None, criterion="squared_error", quantile=0.5,
-                    trivial_splits=true, n_jobs=1))]
+                    trivial_splits=true, n_jobs=1, columns=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn rashomon_set<'py>(
     py: Python<'py>,
@@ -50,6 +51,7 @@ pub fn rashomon_set<'py>(
     quantile: f64,
     trivial_splits: bool,
     n_jobs: usize,
+    columns: Option<Vec<u32>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let n_rows = x.as_array().nrows();
     let matrix = matrix_of(&x).into_owned();
@@ -75,6 +77,10 @@ pub fn rashomon_set<'py>(
             .with_max_bytes(max_bytes)
             .with_trivial_splits(trivial_splits)
             .with_threads(n_jobs);
+        let search = match &columns {
+            Some(columns) => search.with_columns(columns)?,
+            None => search,
+        };
         match (&targets, pinball) {
             (Some(targets), None) => search.with_targets(targets)?,
             (Some(targets), Some((q, scale))) => search.with_quantile(targets, q, scale)?,

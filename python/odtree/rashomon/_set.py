@@ -57,6 +57,7 @@ class _RashomonBase(BaseEstimator):
         "epsilon": [Interval(Real, 0, None, closed="left")],
         "max_trees": [Interval(Integral, 1, None, closed="left"), None],
         "time_limit": [Interval(Real, 0, None, closed="left"), None],
+        "thresholds": [StrOptions({"quantile", "exact"})],
         "n_thresholds": [Interval(Integral, 1, None, closed="left")],
         "memory_limit": [Interval(Integral, 1, None, closed="left"), str, None],
         "importance": ["boolean"],
@@ -64,13 +65,14 @@ class _RashomonBase(BaseEstimator):
     }
 
     def __init__(self, max_depth=3, ccp_alpha=0.01, epsilon=0.05, *, max_trees=10000,
-                 time_limit=None, n_thresholds=10, memory_limit=None, importance=False,
-                 n_jobs=None):
+                 time_limit=None, thresholds="quantile", n_thresholds=10, memory_limit=None,
+                 importance=False, n_jobs=None):
         self.max_depth = max_depth
         self.ccp_alpha = ccp_alpha
         self.epsilon = epsilon
         self.max_trees = max_trees
         self.time_limit = time_limit
+        self.thresholds = thresholds
         self.n_thresholds = n_thresholds
         self.memory_limit = memory_limit
         self.importance = importance
@@ -103,6 +105,8 @@ class _RashomonBase(BaseEstimator):
         search = dict(max_depth=self.max_depth, leaf_penalty=self.ccp_alpha * total,
                       max_bytes=None if self.memory_limit is None else
                       parse_bytes(self.memory_limit), n_jobs=threads(self.n_jobs),
+                      columns=[feature.column for feature in binarizer.features_]
+                      if self.thresholds == "exact" else None,
                       **self._search_settings())
 
         def run(epsilon, max_trees, allowed=None, time_limit=None):
@@ -148,7 +152,9 @@ class _RashomonBase(BaseEstimator):
         number of labels, weights and targets (``None`` for classes)."""
         y = column_or_1d(y, warn=True)
         labels, n_labels, targets = self._targets(y)
-        binarizer = Binarizer(n_thresholds=self.n_thresholds).fit(X, y, sample_weight)
+        strategy = "midpoints" if self.thresholds == "exact" else "quantile"
+        binarizer = Binarizer(strategy=strategy, n_thresholds=self.n_thresholds).fit(
+            X, y, sample_weight)
         binary = np.ascontiguousarray(binarizer.transform(X), dtype=np.uint8)
         if len(y) != len(binary):
             raise ValueError(f"y has {len(y)} rows; X has {len(binary)}")
@@ -330,9 +336,16 @@ class RashomonSet(ClassifierMixin, _RashomonBase):
         the set of the last step completed is kept, the best trees of the full set in
         objective order, with a :class:`NotOptimalWarning`. A Ctrl-C does the same. The set
         pickles, and :func:`odtree.to_json` writes it (its listed trees, no training rows).
+    thresholds : {"quantile", "exact"}, default="quantile"
+        The thresholds of numeric columns. ``"quantile"``: ``n_thresholds`` per column, at
+        weighted quantiles (as :class:`Binarizer`). ``"exact"``: every threshold, the midpoint
+        of each gap between two consecutive training values, so that the set is over every
+        tree of the raw numbers; a node then splits once per gap between its own rows' values,
+        on the lowest threshold of the gap (two thresholds that split its rows alike make one
+        split).
     n_thresholds : int, default=10
-        Thresholds per numeric column (quantiles, as :class:`Binarizer`); categorical columns
-        get one feature per category and 0/1 columns are used as they are.
+        Thresholds per numeric column with ``thresholds="quantile"``; categorical columns get
+        one feature per category and 0/1 columns are used as they are.
     memory_limit : int, str or None, default=None
         Most memory the search's kept optima and histograms may take, in bytes or as a string
         such as ``"500MB"``. Past it they are wiped and computed again as needed: the set is
@@ -411,10 +424,10 @@ class RashomonSet(ClassifierMixin, _RashomonBase):
                                     "trivial_splits": ["boolean"]}
 
     def __init__(self, max_depth=3, ccp_alpha=0.01, epsilon=0.05, *, max_trees=10000,
-                 time_limit=None, n_thresholds=10, memory_limit=None, importance=False,
-                 n_jobs=None, trivial_splits=True):
+                 time_limit=None, thresholds="quantile", n_thresholds=10, memory_limit=None,
+                 importance=False, n_jobs=None, trivial_splits=True):
         super().__init__(max_depth, ccp_alpha, epsilon, max_trees=max_trees,
-                         time_limit=time_limit, n_thresholds=n_thresholds,
+                         time_limit=time_limit, thresholds=thresholds, n_thresholds=n_thresholds,
                          memory_limit=memory_limit, importance=importance, n_jobs=n_jobs)
         self.trivial_splits = trivial_splits
 
@@ -469,8 +482,8 @@ class RashomonSetRegressor(RegressorMixin, _RashomonBase):
 
     Parameters
     ----------
-    max_depth, ccp_alpha, epsilon, max_trees, time_limit, n_thresholds, memory_limit, \
-importance, n_jobs
+    max_depth, ccp_alpha, epsilon, max_trees, time_limit, thresholds, n_thresholds, \
+memory_limit, importance, n_jobs
         As in :class:`RashomonSet`.
     criterion : {"squared_error", "absolute_error", "quantile"}, default="squared_error"
         The leaves' loss, as in :class:`OptimalTreeRegressor`.
@@ -501,10 +514,10 @@ n_wipes_, binarizer_, binary_features_, n_features_in_, fit_time_
     }
 
     def __init__(self, max_depth=3, ccp_alpha=0.01, epsilon=0.05, *, max_trees=10000,
-                 time_limit=None, n_thresholds=10, memory_limit=None, importance=False,
-                 n_jobs=None, criterion="squared_error", quantile=0.5):
+                 time_limit=None, thresholds="quantile", n_thresholds=10, memory_limit=None,
+                 importance=False, n_jobs=None, criterion="squared_error", quantile=0.5):
         super().__init__(max_depth, ccp_alpha, epsilon, max_trees=max_trees,
-                         time_limit=time_limit, n_thresholds=n_thresholds,
+                         time_limit=time_limit, thresholds=thresholds, n_thresholds=n_thresholds,
                          memory_limit=memory_limit, importance=importance, n_jobs=n_jobs)
         self.criterion = criterion
         self.quantile = quantile

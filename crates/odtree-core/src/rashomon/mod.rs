@@ -21,6 +21,7 @@ use crate::error::{OdtError, Result};
 use crate::objective::{check_targets, Pinball};
 use crate::stats::Weights;
 use kept::Kept;
+use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
 mod kept;
@@ -76,6 +77,9 @@ pub struct Rashomon<'a> {
     max_bytes: Option<usize>,
     /// Threads for the root's splits (1: none).
     n_jobs: usize,
+    /// Per feature, the allowed threshold of its column just below it, if any (see
+    /// [`Rashomon::with_columns`]); empty when features have no columns.
+    earlier: Vec<Option<u32>>,
 }
 
 /// What a leaf costs, besides the penalty.
@@ -156,6 +160,7 @@ impl<'a> Rashomon<'a> {
             budget,
             max_bytes: None,
             n_jobs: 1,
+            earlier: Vec::new(),
         })
     }
 
@@ -320,14 +325,49 @@ impl<'a> Rashomon<'a> {
         }
     }
 
-    /// The two children of a split of `rows` on `feature`, if both hold rows.
+    /// The two children of a split of `rows` on `feature`, if both hold rows and no earlier
+    /// threshold of its column splits `rows` the same way.
     fn split(&self, rows: &[u64], feature: u32) -> Option<(Rows, Rows)> {
         let zero = self.data.item_mask(item(feature, false));
         let one = self.data.item_mask(item(feature, true));
         let left: Rows = rows.iter().zip(zero).map(|(r, m)| r & m).collect();
         let right: Rows = rows.iter().zip(one).map(|(r, m)| r & m).collect();
         let holds = |side: &[u64]| side.iter().any(|&w| w != 0);
-        (holds(&left) && holds(&right)).then_some((left, right))
+        if !(holds(&left) && holds(&right)) {
+            return None;
+        }
+        if let Some(&Some(earlier)) = self.earlier.get(feature as usize) {
+            let zero = self.data.item_mask(item(earlier, false));
+            if rows
+                .iter()
+                .zip(zero)
+                .zip(&left[..])
+                .all(|((r, m), l)| r & m == *l)
+            {
+                return None; // the same split as the earlier threshold's
+            }
+        }
+        Some((left, right))
+    }
+
+    /// The same search with the features' `columns` (one per feature): the features of a
+    /// column are its thresholds, ascending (a row has the feature when its value is at most
+    /// the threshold). A node then splits on one threshold per gap between its rows' values,
+    /// the lowest: two thresholds that split its rows the same way make one split, not two.
+    pub fn with_columns(self, columns: &[u32]) -> Result<Self> {
+        if columns.len() != self.data.n_features() {
+            return Err(OdtError::InvalidParameter(format!(
+                "{} columns for {} features",
+                columns.len(),
+                self.data.n_features()
+            )));
+        }
+        let mut earlier = vec![None; columns.len()];
+        let mut last: FxHashMap<u32, u32> = FxHashMap::default();
+        for &f in &self.allowed {
+            earlier[f as usize] = last.insert(columns[f as usize], f);
+        }
+        Ok(Self { earlier, ..self })
     }
 
     /// The least cost of a tree of depth at most `depth` over `rows`; once the budget has run

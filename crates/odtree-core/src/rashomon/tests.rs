@@ -197,3 +197,75 @@ fn an_interrupted_search_returns_what_it_completed() {
         assert!(set.trees.is_empty());
     }
 }
+
+/// The cost of every tree of depth at most `depth` over `rows` whose splits are a column and
+/// a way to split the rows by its thresholds, each way once.
+fn every_distinct_tree(
+    search: &Rashomon<'_>,
+    rows: &[u64],
+    depth: u32,
+    columns: &[u32],
+) -> Vec<f64> {
+    let mut all = vec![search.leaf(rows).0];
+    if depth == 0 {
+        return all;
+    }
+    let mut seen: Vec<(u32, Rows)> = Vec::new();
+    for f in 0..columns.len() as u32 {
+        let side = |value: bool| -> Rows {
+            let mask = search.data.item_mask(item(f, value));
+            rows.iter().zip(mask).map(|(r, m)| r & m).collect()
+        };
+        let (left, right) = (side(false), side(true));
+        let empty = |side: &Rows| side.iter().all(|&w| w == 0);
+        if empty(&left) || empty(&right) || seen.contains(&(columns[f as usize], left.clone())) {
+            continue;
+        }
+        seen.push((columns[f as usize], left.clone()));
+        for a in every_distinct_tree(search, &left, depth - 1, columns) {
+            for b in every_distinct_tree(search, &right, depth - 1, columns) {
+                all.push(a + b);
+            }
+        }
+    }
+    all
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+
+    /// Over numeric columns given as every threshold (`x <= 0.5, 1.5, 2.5`), the set counts a
+    /// node's split once per way its column's thresholds split the node's rows.
+    #[test]
+    fn thresholds_that_split_alike_count_once(
+        (values, y) in (2usize..=10, 1usize..=3).prop_flat_map(|(n_rows, n_columns)| (
+            prop::collection::vec(prop::collection::vec(0u8..4, n_columns), n_rows),
+            prop::collection::vec(0u32..2, n_rows),
+        )),
+        depth in 1u32..=2,
+        epsilon in prop_oneof![Just(0.0), Just(0.3), Just(1.0)],
+        n_jobs in 1usize..=2,
+    ) {
+        let n_columns = values[0].len();
+        let columns: Vec<u32> = (0..n_columns as u32).flat_map(|c| [c; 3]).collect();
+        let x: Vec<u8> = (values.iter())
+            .flat_map(|row| row.iter().flat_map(|&v| (0..3u8).map(move |t| u8::from(v <= t))))
+            .collect();
+        let data = Dataset::new(&x, y.len(), &y, 2).unwrap();
+        let weights = vec![1.0; y.len()];
+        let all: Vec<u32> = (0..columns.len() as u32).collect();
+        let mut search = Rashomon::new(&data, &weights, 0.5, &all, Budget::default())
+            .unwrap()
+            .with_columns(&columns)
+            .unwrap()
+            .with_threads(n_jobs);
+        let set = search.search(depth, epsilon, None).unwrap();
+        let mut brute = every_distinct_tree(&search, &search.all_rows(), depth, &columns);
+        let optimum = brute.iter().copied().fold(f64::INFINITY, f64::min);
+        brute.retain(|&cost| cost <= (1.0 + epsilon) * optimum + 1e-9);
+        brute.sort_by(f64::total_cmp);
+        prop_assert_eq!(set.count, brute.len() as u128);
+        let listed: Vec<f64> = set.trees.iter().map(|tree| tree.cost).collect();
+        prop_assert_eq!(listed, brute);
+    }
+}

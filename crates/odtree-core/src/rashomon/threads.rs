@@ -35,6 +35,7 @@ impl<'a> Rashomon<'a> {
                 budget: self.budget.clone(),
                 max_bytes: self.max_bytes,
                 n_jobs: 1,
+                earlier: self.earlier.clone(),
             })
             .collect()
     }
