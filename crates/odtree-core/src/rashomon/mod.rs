@@ -516,31 +516,39 @@ impl<'a> Rashomon<'a> {
         let Some((left, right)) = self.split(rows, feature) else {
             return;
         };
-        let low_right = self.optimum(&right, depth - 1);
-        if self.optimum(&left, depth - 1) + low_right > bound + self.tolerance {
+        let (low_left, low_right) = (
+            self.optimum(&left, depth - 1),
+            self.optimum(&right, depth - 1),
+        );
+        if low_left + low_right > bound + self.tolerance {
             return;
         }
         let here = self.class_weights(rows);
         let trivial = self.trivial_pair(&left, &right).is_some();
-        let mut lefts = Vec::new();
+        // each side listed once, within what the other side's optimum leaves, and paired in
+        // cost order as the histograms are
+        let (mut lefts, mut rights) = (Vec::new(), Vec::new());
         self.trees(&left, depth - 1, bound - low_right, &mut lefts);
-        for first in lefts {
-            let mut rights = Vec::new();
-            self.trees(&right, depth - 1, bound - first.cost, &mut rights);
-            for second in rights {
+        self.trees(&right, depth - 1, bound - low_left, &mut rights);
+        rights.sort_by(|a, b| a.cost.total_cmp(&b.cost));
+        for first in &lefts {
+            for second in &rights {
+                if first.cost + second.cost > bound + self.tolerance {
+                    break;
+                }
                 if trivial && first.codes.len() == 1 && second.codes.len() == 1 {
                     continue; // two leaves predicting the same class
                 }
                 let mut codes = Vec::with_capacity(1 + first.codes.len() + second.codes.len());
                 codes.push(i64::from(feature));
                 codes.extend_from_slice(&first.codes);
-                codes.extend(second.codes);
+                codes.extend_from_slice(&second.codes);
                 let mut weights = here.clone();
                 weights.extend_from_slice(&first.weights);
-                weights.extend(second.weights);
+                weights.extend_from_slice(&second.weights);
                 let mut counts = vec![count_rows(rows)];
                 counts.extend_from_slice(&first.rows);
-                counts.extend(second.rows);
+                counts.extend_from_slice(&second.rows);
                 out.push(Listed {
                     cost: first.cost + second.cost,
                     codes,
