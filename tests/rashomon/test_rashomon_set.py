@@ -58,6 +58,14 @@ def tiny(draw):
         draw(st.sampled_from([0.0, 0.05, 0.3, 1.0]))
 
 
+def _two_classes(y):
+    """``y``, with its first label changed when it holds one class only."""
+    if len(np.unique(y)) < 2:
+        y = y.copy()
+        y[0] = (y[0] + 1) % 3
+    return y
+
+
 def _varying(X):
     """The columns holding both 0 and 1 (the only ones a split can use)."""
     return [j for j in range(X.shape[1]) if 0 < X[:, j].sum() < len(X)]
@@ -67,9 +75,7 @@ def _varying(X):
 @given(tiny())
 def test_without_trivial_splits_the_set_is_brute_force_s(case):
     X, y, weight, depth, alpha, epsilon = case
-    if len(np.unique(y)) < 2:
-        y = y.copy()
-        y[0] = (y[0] + 1) % 3
+    y = _two_classes(y)
     found = RashomonSet(max_depth=depth, ccp_alpha=alpha, epsilon=epsilon, max_trees=None,
                         trivial_splits=False).fit(X, y, sample_weight=weight)
     total = weight.sum()
@@ -99,9 +105,7 @@ _ROUNDING = (np.array([[0, 0], [1, 0], [1, 0], [0, 0], [0, 0], [0, 0], [0, 0], [
 @example(_ROUNDING, 1)
 def test_the_set_is_every_tree_within_the_budget(case, cap):
     X, y, weight, depth, alpha, epsilon = case
-    if len(np.unique(y)) < 2:
-        y = y.copy()
-        y[0] = (y[0] + 1) % 3
+    y = _two_classes(y)
     found = RashomonSet(max_depth=depth, ccp_alpha=alpha, epsilon=epsilon, max_trees=None,
                         importance=True).fit(X, y, sample_weight=weight)
     total = weight.sum()
