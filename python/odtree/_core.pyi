@@ -176,12 +176,15 @@ class RashomonResult(TypedDict):
     costs: _Floats
     #: How often the kept optima and histograms were wiped to stay within ``max_bytes``.
     wipes: int
-    #: The listed trees in pre-order: a split as its feature, a leaf as ``-1 - class``.
-    trees: list[list[int]]
-    #: Each listed tree's class weights per node, in the same order (``n_classes`` a node).
-    node_weights: list[list[float]]
-    #: Each listed tree's rows per node, in the same order.
-    node_rows: list[list[int]]
+    #: Each listed tree's number of nodes.
+    sizes: _Ints
+    #: The listed trees one after another, each in pre-order: a split as its feature, a leaf
+    #: as ``-1 - class``.
+    codes: _Ints
+    #: Each node's class weights (``n_classes`` a node), in the order of ``codes``.
+    node_weights: _Floats
+    #: Each node's rows, in the order of ``codes``.
+    node_rows: _Ints
     #: ``None``, ``"time_limit"`` or ``"interrupted"``.
     stopped: str | None
 

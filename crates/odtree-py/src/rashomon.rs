@@ -15,12 +15,13 @@ use pyo3::types::PyDict;
 /// its mean, `"absolute_error"` around its median, `"quantile"` the pinball loss of
 /// `quantile` around that quantile; plus `leaf_penalty` per leaf) is at most `(1 + epsilon)` times the least, splitting
 /// only on the `allowed` features (all by default). Returns a dict: `optimum`, `bound`,
-/// `count` (the set's size, counted without building it), `costs`, `trees` and `node_weights`
-/// (the cheapest `max_trees`, or all, in cost order; each tree in pre-order, a split as its
-/// feature, a leaf as `-1 - class`, then each node's class weights in the same order, one run
+/// `count` (the set's size, counted without building it), the listed trees (the cheapest
+/// `max_trees`, or all, in cost order) as flat arrays: `costs`, `sizes` (each tree's number of
+/// nodes), `codes` (the trees one after another, each in pre-order, a split as its feature, a
+/// leaf as `-1 - class`), `node_weights` (each node's class weights in the same order, one run
 /// of `n_classes` per node, or with `targets` three numbers per node: its weight, then for
 /// squared error the weighted sums of the targets and their squares, for the other criteria
-/// the weight times its median or quantile and its loss; and rows, `node_rows`) and `stopped` (`None`, `"time_limit"` or `"interrupted"`: then the set is
+/// the weight times its median or quantile and its loss) and `node_rows` (each node's rows) and `stopped` (`None`, `"time_limit"` or `"interrupted"`: then the set is
 /// that of the last budget step completed), and `wipes`: how often the kept optima and
 /// histograms were wiped to stay within `max_bytes` (then computed again as needed). With
 /// `trivial_splits=False` a tree with a split whose two children are leaves predicting the
@@ -95,17 +96,22 @@ pub fn rashomon_set<'py>(
     out.set_item("count", found.count)?;
     let costs: Vec<f64> = found.trees.iter().map(|tree| tree.cost).collect();
     out.set_item("costs", PyArray1::from_vec(py, costs))?;
-    let mut trees = Vec::with_capacity(found.trees.len());
-    let mut weights = Vec::with_capacity(found.trees.len());
-    let mut rows = Vec::with_capacity(found.trees.len());
+    // flat arrays, so that Python makes four objects whatever the number of trees
+    let n_nodes: usize = found.trees.iter().map(|tree| tree.codes.len()).sum();
+    let mut sizes = Vec::with_capacity(found.trees.len());
+    let mut codes = Vec::with_capacity(n_nodes);
+    let mut weights = Vec::new();
+    let mut rows = Vec::with_capacity(n_nodes);
     for tree in found.trees {
-        trees.push(tree.codes);
-        weights.push(tree.weights);
-        rows.push(tree.rows);
+        sizes.push(tree.codes.len() as i64);
+        codes.extend(tree.codes);
+        weights.extend(tree.weights);
+        rows.extend(tree.rows.iter().map(|&count| i64::from(count)));
     }
-    out.set_item("trees", trees)?;
-    out.set_item("node_weights", weights)?;
-    out.set_item("node_rows", rows)?;
+    out.set_item("sizes", PyArray1::from_vec(py, sizes))?;
+    out.set_item("codes", PyArray1::from_vec(py, codes))?;
+    out.set_item("node_weights", PyArray1::from_vec(py, weights))?;
+    out.set_item("node_rows", PyArray1::from_vec(py, rows))?;
     out.set_item("stopped", found.stopped.map(|stop| stop.as_str()))?;
     out.set_item("wipes", found.wipes)?;
     Ok(out)

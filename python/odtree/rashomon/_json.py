@@ -26,6 +26,7 @@ import numpy as np
 from sklearn.exceptions import NotFittedError
 
 from .. import _json as base
+from ._listed import Listed
 
 #: The set's fit results besides its trees.
 _RESULTS = {"n_trees": int, "optimum": float, "bound": float, "status": str,
@@ -80,9 +81,10 @@ def set_from_dict(data: dict, cls: type):
         raise ValueError("odtree Rashomon set lacks the key 'classes'")
     n_labels = len(model.classes_) if hasattr(model, "classes_") else 1
     features = base.decode_input(data, model)
-    model._listed = [base._decode(f"listed[{i}]", _tree_from_dict, item, len(features),
-                                  n_labels, model._stats_len())
-                     for i, item in enumerate(base._expect(data, "listed", list))]
+    model._listed = Listed.of_trees(
+        [base._decode(f"listed[{i}]", _tree_from_dict, item, len(features), n_labels,
+                      model._stats_len())
+         for i, item in enumerate(base._expect(data, "listed", list))], model._stats_len())
     model.objectives_ = np.array(base._expect(data, "objectives", list), dtype=np.float64)
     if len(model.objectives_) != len(model._listed):
         raise ValueError("objectives must give one objective per listed tree")

@@ -24,6 +24,7 @@ from ..tree._arrays import Tree
 from ..tree._classifier import OptimalTreeClassifier
 from ..tree._fitted import fitted_classifier, set_input
 from ..tree._regressor import OptimalTreeRegressor
+from ._listed import Listed
 
 __all__ = ["RashomonSet", "RashomonSetRegressor"]
 
@@ -128,11 +129,8 @@ class _RashomonBase(BaseEstimator):
         self.n_wipes_ = int(found["wipes"])
         # each listed tree as its codes and node statistics; built as an estimator when
         # asked for (``trees_``, ``set[i]``)
-        self._listed = [(np.asarray(tree, dtype=np.int64),
-                         np.asarray(weights).reshape(len(tree), self._stats_len()),
-                         np.asarray(rows, dtype=np.int64))
-                        for tree, weights, rows in zip(found["trees"], found["node_weights"],
-                                                       found["node_rows"], strict=True)]
+        self._listed = Listed(found["sizes"], found["codes"], found["node_weights"],
+                              found["node_rows"], self._stats_len())
         self._built, self._names = {}, None
         if self.importance and self.status_ == "optimal":
             self._importances(run, found, binarizer, total, deadline)
@@ -183,9 +181,7 @@ class _RashomonBase(BaseEstimator):
         columns = np.array([feature.column for feature in binarizer.features_])
         costs = np.asarray(found["costs"])
         # per listed tree, whether it tests each input column
-        tests = np.zeros((len(self._listed), self.n_features_in_), dtype=bool)
-        for i, (codes, _, _) in enumerate(self._listed):
-            tests[i, columns[codes[codes >= 0]]] = True
+        tests = self._listed.tests(columns, self.n_features_in_)
         every_listed = len(self._listed) == self.n_trees_
         usage = tests.sum(axis=0) / self.n_trees_
         loss = np.zeros(self.n_features_in_)
