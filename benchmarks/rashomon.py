@@ -19,6 +19,12 @@ Examples::
     python benchmarks/rashomon.py --datasets heart-cleveland,tic-tac-toe --depths 2,3
     python benchmarks/rashomon.py --treefarms-python /path/to/venv/bin/python
 
+A set is a name from the shared data, or a CSV file's path (a header row, 0/1 columns, the
+class last), as TREEFARMS's own sets are (``experiments/datasets/monk_1/data.csv`` in its
+repository; such a set is named by its folder)::
+
+    python benchmarks/rashomon.py --datasets treefarms/experiments/datasets/monk_1/data.csv
+
 TREEFARMS needs its own environment where its pins clash with odtree's (it pins old pandas):
 ``--treefarms-python`` runs its fits with that interpreter.
 """
@@ -37,7 +43,11 @@ ODTREE_WORKER = textwrap.dedent("""
     import numpy as np
     from odtree import RashomonSet
     from odtree.datasets import read_benchmark_file
-    X, y = read_benchmark_file(sys.argv[1])
+    if sys.argv[1].endswith(".csv"):  # a header row, the class last
+        data = np.loadtxt(sys.argv[1], delimiter=",", skiprows=1, dtype=np.int64, ndmin=2)
+        X, y = data[:, :-1], data[:, -1]
+    else:
+        X, y = read_benchmark_file(sys.argv[1])
     depth, alpha, epsilon, most = int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), \\
         int(sys.argv[5])
     as_treefarms = sys.argv[6] == "treefarms"
@@ -58,7 +68,11 @@ TREEFARMS_WORKER = textwrap.dedent("""
     import contextlib, io, json, resource, sys, time
     import numpy as np, pandas as pd
     from treefarms import TREEFARMS
-    data = np.loadtxt(sys.argv[1], dtype=np.int64, ndmin=2)
+    if sys.argv[1].endswith(".csv"):  # a header row, the class last
+        data = np.loadtxt(sys.argv[1], delimiter=",", skiprows=1, dtype=np.int64, ndmin=2)
+        data = data[:, [-1, *range(data.shape[1] - 1)]]
+    else:
+        data = np.loadtxt(sys.argv[1], dtype=np.int64, ndmin=2)
     X = pd.DataFrame(data[:, 1:], columns=[f"f{j}" for j in range(data.shape[1] - 1)])
     y = pd.Series(data[:, 0], name="class")
     config = {"regularization": float(sys.argv[3]), "rashomon_bound_multiplier":
@@ -101,7 +115,9 @@ def main(argv: list[str]) -> int:
           "TREEFARMS trees | odtree s | TREEFARMS s | speed-up | odtree MB | TREEFARMS MB |")
     print("|---" * 11 + "|")
     for name in args.datasets.split(","):
-        path = os.path.join(args.data_dir, name + ".txt")
+        path = name if name.endswith(".csv") else os.path.join(args.data_dir, name + ".txt")
+        if name.endswith(".csv"):  # named by its folder, as TREEFARMS's sets are
+            name = os.path.basename(os.path.dirname(os.path.abspath(name)))
         for depth in args.depths.split(","):
             for epsilon in args.epsilons.split(","):
                 common = [path, depth, str(args.alpha), epsilon]

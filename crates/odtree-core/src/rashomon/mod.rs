@@ -54,6 +54,13 @@ type Rows = Box<[u64]>;
 /// A set of rows and the depth left.
 type Key = (Rows, u32);
 
+/// A node of a listed tree: the statistics of its rows (see `Listed::weights`) and their
+/// number.
+pub(super) struct Node {
+    weights: Vec<f64>,
+    rows: u32,
+}
+
 /// The search over one dataset.
 pub struct Rashomon<'a> {
     data: &'a Dataset,
@@ -254,17 +261,18 @@ impl<'a> Rashomon<'a> {
         match &self.loss {
             Loss::Classes => {
                 let n_classes = self.data.n_classes();
-                let mut stats = vec![0.0; n_classes];
                 if let Some(weight) = self.uniform {
+                    // counted in integers, which add without a float's latency
                     let masks = self.data.class_masks();
-                    for (word, &bits) in rows.iter().enumerate() {
-                        let classes = &masks[word * n_classes..(word + 1) * n_classes];
-                        for (stat, &mask) in stats.iter_mut().zip(classes) {
-                            *stat += f64::from((bits & mask).count_ones());
+                    let mut counts = vec![0u64; n_classes];
+                    for (&bits, classes) in rows.iter().zip(masks.chunks_exact(n_classes)) {
+                        for (count, &mask) in counts.iter_mut().zip(classes) {
+                            *count += u64::from((bits & mask).count_ones());
                         }
                     }
-                    return stats.into_iter().map(|count| count * weight).collect();
+                    return counts.into_iter().map(|n| n as f64 * weight).collect();
                 }
+                let mut stats = vec![0.0; n_classes];
                 for row in rows_of(rows) {
                     stats[self.data.labels()[row] as usize] += self.weights[row];
                 }
@@ -298,7 +306,11 @@ impl<'a> Rashomon<'a> {
 
     /// The cost and class of a leaf over `rows` (class 0 for regression).
     fn leaf(&self, rows: &[u64]) -> (f64, u32) {
-        let stats = self.class_weights(rows);
+        self.leaf_of(rows, &self.class_weights(rows))
+    }
+
+    /// The cost and class of a leaf over `rows`, whose statistics are `stats`.
+    fn leaf_of(&self, rows: &[u64], stats: &[f64]) -> (f64, u32) {
         match &self.loss {
             Loss::Classes => {
                 let mut best = 0;
@@ -483,13 +495,14 @@ impl<'a> Rashomon<'a> {
     /// Appends to `out` every tree of depth at most `depth` over `rows` costing at most
     /// `bound`.
     fn trees(&mut self, rows: &[u64], depth: u32, bound: f64, out: &mut Vec<Listed>) {
-        let (leaf, class) = self.leaf(rows);
+        let here = self.node(rows);
+        let (leaf, class) = self.leaf_of(rows, &here.weights);
         if leaf <= bound + self.tolerance {
             out.push(Listed {
                 cost: leaf,
                 codes: vec![-1 - i64::from(class)],
-                weights: self.class_weights(rows),
-                rows: vec![count_rows(rows)],
+                weights: here.weights.clone(),
+                rows: vec![here.rows],
             });
         }
         if depth == 0 {
@@ -499,15 +512,24 @@ impl<'a> Rashomon<'a> {
             if self.budget.check().is_some() {
                 return;
             }
-            self.split_trees(rows, depth, self.allowed[at], bound, out);
+            self.split_trees(rows, &here, depth, self.allowed[at], bound, out);
         }
     }
 
-    /// Appends to `out` every tree over `rows` of depth at most `depth` (at least 1) splitting
-    /// on `feature` first and costing at most `bound`.
-    fn split_trees(
+    /// The statistics and number of `rows`, as a listed tree's node holds them.
+    pub(super) fn node(&self, rows: &[u64]) -> Node {
+        Node {
+            weights: self.class_weights(rows),
+            rows: count_rows(rows),
+        }
+    }
+
+    /// Appends to `out` every tree over `rows` (its node `here`) of depth at most `depth` (at
+    /// least 1) splitting on `feature` first and costing at most `bound`.
+    pub(super) fn split_trees(
         &mut self,
         rows: &[u64],
+        here: &Node,
         depth: u32,
         feature: u32,
         bound: f64,
@@ -523,7 +545,6 @@ impl<'a> Rashomon<'a> {
         if low_left + low_right > bound + self.tolerance {
             return;
         }
-        let here = self.class_weights(rows);
         let trivial = self.trivial_pair(&left, &right).is_some();
         // each side listed once, within what the other side's optimum leaves, and paired in
         // cost order as the histograms are
@@ -543,10 +564,14 @@ impl<'a> Rashomon<'a> {
                 codes.push(i64::from(feature));
                 codes.extend_from_slice(&first.codes);
                 codes.extend_from_slice(&second.codes);
-                let mut weights = here.clone();
+                let mut weights = Vec::with_capacity(
+                    here.weights.len() + first.weights.len() + second.weights.len(),
+                );
+                weights.extend_from_slice(&here.weights);
                 weights.extend_from_slice(&first.weights);
                 weights.extend_from_slice(&second.weights);
-                let mut counts = vec![count_rows(rows)];
+                let mut counts = Vec::with_capacity(codes.len());
+                counts.push(here.rows);
                 counts.extend_from_slice(&first.rows);
                 counts.extend_from_slice(&second.rows);
                 out.push(Listed {

@@ -131,11 +131,12 @@ impl<'a> Rashomon<'a> {
         }
         let parts = self.on_forks(forks, |fork, features| {
             let mut trees = Vec::new();
+            let here = fork.node(root);
             for &f in features {
                 if fork.budget.check().is_some() {
                     break;
                 }
-                fork.split_trees(root, depth, f, bound, &mut trees);
+                fork.split_trees(root, &here, depth, f, bound, &mut trees);
             }
             trees
         });
