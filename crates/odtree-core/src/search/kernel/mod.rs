@@ -25,6 +25,7 @@ use crate::subproblem::{Cost, Decision, Limits};
 use depth2::Depth2;
 use shared::SharedStore;
 use similarity::SimilarityArchive;
+use std::sync::Arc;
 
 /// The result of solving one node under an upper bound.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -110,8 +111,11 @@ pub(crate) struct Kernel<'a, I: KeyIndex, O: Objective, C: Cost> {
     pub(crate) width: Option<usize>,
     /// Whether a monotonicity constraint applies (lanes then restrict leaf predictions).
     pub(crate) monotonic: bool,
-    /// In a thread of a parallel search, the proven subtrees all its threads share.
-    pub(crate) shared: Option<&'a SharedStore<C>>,
+    /// In a parallel search, the proven subtrees all its threads share.
+    pub(crate) shared: Option<Arc<SharedStore<C>>>,
+    /// Whether trees are extracted from this cache (false in a parallel search's worker
+    /// threads): a subtree taken from the shared store is then copied into it whole.
+    pub(crate) extracts: bool,
 }
 
 impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
@@ -171,6 +175,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
             width: None,
             monotonic: config.is_monotonic(),
             shared: None,
+            extracts: true,
         }
     }
 
@@ -381,7 +386,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
     /// Posts the current node's proven tree within `limits` to the threads' shared store, in
     /// a thread of a parallel search.
     pub(crate) fn share(&self, limits: Limits, cost: C, decision: Decision) {
-        if let Some(shared) = self.shared {
+        if let Some(shared) = &self.shared {
             shared.solved(&self.path, limits, cost, decision);
         }
     }
@@ -390,9 +395,77 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
     /// `bound`, a proven one, in the cache and in the threads' shared store.
     pub(crate) fn raise(&mut self, id: u32, limits: Limits, bound: C) {
         self.cache.raise(id, limits, bound);
-        if let Some(shared) = self.shared {
+        if let Some(shared) = &self.shared {
             shared.raise(&self.path, limits, bound);
         }
+    }
+
+    /// Whether the optimal tree of the current node within `limits` that the shared store
+    /// holds may be taken. Always, in a worker thread of a parallel search; where trees are
+    /// extracted from this cache, only when the store (or this cache) also holds every
+    /// subtree it splits into, and then all of them are copied into this cache.
+    pub(crate) fn adopt_shared(&mut self, limits: Limits) -> bool {
+        let Some(store) = self.shared.clone().filter(|_| self.extracts) else {
+            return true;
+        };
+        let mut found = Vec::new();
+        if self
+            .gather_shared(&store, limits, &mut Vec::new(), &mut found)
+            .is_none()
+        {
+            return false;
+        }
+        for (trail, limits, cost, decision) in found {
+            trail.iter().for_each(|&it| self.push(it));
+            let id = self.insert_current();
+            self.cache.store(id, limits, cost, decision, true);
+            trail.iter().rev().for_each(|&it| self.pop(it));
+        }
+        true
+    }
+
+    /// Appends to `found` the subtrees of the current node within `limits` that `store`
+    /// holds and this cache does not, each with its items from the node where the gathering
+    /// started (`trail`); `None` when one is in neither.
+    #[allow(clippy::type_complexity)]
+    fn gather_shared(
+        &mut self,
+        store: &SharedStore<C>,
+        limits: Limits,
+        trail: &mut Vec<Item>,
+        found: &mut Vec<(Vec<Item>, Limits, C, Decision)>,
+    ) -> Option<()> {
+        if limits.is_leaf() {
+            return Some(());
+        }
+        let held = (self.cache.find(self.key()))
+            .and_then(|id| self.cache.known(id, limits).proven(self.tolerance));
+        if held.is_some() && !trail.is_empty() {
+            return Some(());
+        }
+        let (cost, decision) = store.get(&self.path, limits)?.solution?;
+        found.push((trail.clone(), limits, cost, decision));
+        if let Decision::Split {
+            feature,
+            left,
+            right,
+            lanes,
+        } = decision
+        {
+            let child_depth = limits.depth.saturating_sub(1);
+            let lanes = lanes.map_or([limits.lane; 2], |lanes| lanes.map(u32::from));
+            for ((value, nodes), lane) in [(false, left), (true, right)].into_iter().zip(lanes) {
+                let it = item(feature, value);
+                self.push(it);
+                trail.push(it);
+                let child = limits.child(child_depth, nodes).in_lane(lane);
+                let whole = self.gather_shared(store, child, trail, found);
+                trail.pop();
+                self.pop(it);
+                whole?;
+            }
+        }
+        Some(())
     }
 
     /// The depth-2 solver's view of the search's settings.

@@ -339,10 +339,12 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
             return Outcome::Solved(cost, decision.size());
         }
         // another thread of a parallel search may have solved it, or bounded it
-        let shared = self.shared.and_then(|s| s.get(&self.path, limits));
+        let shared = (self.shared.as_ref()).and_then(|s| s.get(&self.path, limits));
         if let Some((cost, decision)) = shared.and_then(|proven| proven.solution) {
-            self.cache.store(id, limits, cost, decision, true);
-            return Outcome::Solved(cost, decision.size());
+            if self.adopt_shared(limits) {
+                self.cache.store(id, limits, cost, decision, true);
+                return Outcome::Solved(cost, decision.size());
+            }
         }
         let shared_bound = shared.map_or(C::ZERO, |proven| proven.lower_bound);
         let known_bound = (known.lower_bound)

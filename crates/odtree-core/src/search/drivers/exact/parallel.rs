@@ -8,7 +8,8 @@
 //! (a margin of rounding noise included, so that a tie is found too). Afterwards the splits'
 //! results are read in branching order, as one thread would have found them, so the root
 //! keeps the same split whatever the number of threads; the winning split is then solved
-//! once more on this engine, whose cache the tree is extracted from.
+//! once more on this engine, whose cache the tree is extracted from. That solve reads the
+//! store too, copying each subtree it takes from there whole into this cache.
 //!
 //! Under a memory limit, each thread's cache gets an equal share of what this engine's does
 //! not hold, and wipes within it as one thread's would; the threads then share no store (it
@@ -24,7 +25,7 @@ use crate::search::kernel::Level;
 use crate::search::{MemoryLimits, SearchConfig};
 use crate::subproblem::{Cost, Decision};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// Reads a lock whose holder may have panicked (the values it guards stay valid).
 fn read<T>(lock: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -103,7 +104,7 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
         let caches = Mutex::new(vec![self.cache.clone(); threads]);
         let tolerance = self.tolerance;
         let budget = self.budget.clone();
-        let store = (!bounded).then(SharedStore::new);
+        let store = (!bounded).then(|| Arc::new(SharedStore::new()));
         let spent = Mutex::new(Vec::with_capacity(threads));
         let shared = &*level;
         std::thread::scope(|scope| {
@@ -112,7 +113,8 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
                     let mut worker =
                         Engine::<I, O, C>::new(data, weights, objective, config, budget.clone());
                     worker.tolerance = tolerance;
-                    worker.shared = store.as_ref();
+                    worker.shared = store.clone();
+                    worker.extracts = false;
                     worker.cache = read(&caches).pop().expect("one cache per thread");
                     let mut level = shared.clone();
                     if bounded {
@@ -194,7 +196,10 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
                 best: None,
                 refined: C::INFINITY,
             };
+            // with the threads' store, whose subtrees it copies in whole
+            let alone = std::mem::replace(&mut self.shared, store);
             self.try_split(level, index, node, &mut again);
+            self.shared = alone;
             split.best = again.best;
             if let Some((cost, _)) = again.best {
                 split.ub = cost;
@@ -288,6 +293,53 @@ mod tests {
                         prop_assert_eq!(&many.tree, &one.tree, "{:?} with {} threads", task, n_jobs);
                     }
                 }
+            }
+        }
+
+        /// A solver that keeps its work, searched on 2 threads (whose winning split takes
+        /// subtrees from the threads' store), and then again on one thread under other
+        /// limits, returns each time a fresh search's optimum, and a tree that costs it: the
+        /// subtrees it took were copied into its cache whole (one missing would be extracted
+        /// as a leaf). Without a leaf penalty the tree is the fresh search's.
+        #[test]
+        fn threads_leave_a_whole_cache(
+            (x, y, _, _) in problems(),
+            depth in 2u32..=4,
+            then_depth in 1u32..=4,
+            leaf_penalty in prop_oneof![Just(0.0), Just(0.5)],
+        ) {
+            let n_rows = y.len();
+            let data = Dataset::new(&x, n_rows, &y, 3).unwrap();
+            let kept = Solver::new(data.clone());
+            kept.keep_work(true);
+            let fresh = Solver::new(data);
+            let solve = |solver: &Solver, max_depth, n_jobs| {
+                let config = SearchConfig {
+                    max_depth,
+                    leaf_penalty,
+                    n_jobs,
+                    ..SearchConfig::default()
+                };
+                let solutions = solver
+                    .solve_task(Task::Misclassification, &config, None, Budget::default())
+                    .unwrap();
+                solutions.into_iter().next().unwrap()
+            };
+            for (max_depth, n_jobs) in [(depth, 2), (then_depth, 1), (depth, 1)] {
+                let again = solve(&kept, max_depth, n_jobs);
+                let alone = solve(&fresh, max_depth, 1);
+                prop_assert_eq!(again.objective, alone.objective);
+                // (with a leaf penalty a kept cache may break a tie between optimal trees
+                // otherwise, on one thread too)
+                if leaf_penalty == 0.0 {
+                    prop_assert_eq!(&again.tree, &alone.tree, "depth {} on {} threads",
+                        max_depth, n_jobs);
+                }
+                let leaves = again.tree.nodes().iter().filter(|node| node.feature.is_none());
+                let cost: f64 = leaves.map(|leaf| leaf.leaf_cost).sum();
+                prop_assert!((cost - again.objective).abs() < 1e-9,
+                    "depth {} on {} threads: the tree costs {}, the optimum {}",
+                    max_depth, n_jobs, cost, again.objective);
             }
         }
 
