@@ -201,8 +201,10 @@ def test_a_time_limit_keeps_a_prefix_of_the_order(vote):
     assert found.n_trees_ == len(found) == 0
 
 
-def test_importance_cut_short_is_left_unset(vote, monkeypatch):
-    """A per-column search stopped by the time limit leaves no half-measured importance."""
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_importance_cut_short_is_left_unset(vote, monkeypatch, n_jobs):
+    """A per-column search stopped by the time limit leaves no half-measured importance, on
+    one thread or with the columns shared among threads."""
     from odtree._search import learners
 
     search = learners.rashomon_set
@@ -214,7 +216,7 @@ def test_importance_cut_short_is_left_unset(vote, monkeypatch):
     monkeypatch.setattr(learners, "rashomon_set", stopped_when_restricted)
     X, y = vote
     with pytest.warns(NotOptimalWarning, match="usage_ and removal_loss_ are not set"):
-        found = RashomonSet(max_depth=2, epsilon=0.05, importance=True).fit(X, y)
+        found = RashomonSet(max_depth=2, epsilon=0.05, importance=True, n_jobs=n_jobs).fit(X, y)
     assert found.status_ == "optimal" and not hasattr(found, "usage_")
 
 

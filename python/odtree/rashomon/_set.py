@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 from numbers import Integral, Real
 
 import numpy as np
@@ -110,8 +111,9 @@ class _RashomonBase(BaseEstimator):
                       if self.thresholds == "exact" else None,
                       **self._search_settings())
 
-        def run(epsilon, max_trees, allowed=None, time_limit=None):
-            return rashomon_set(binary, labels, n_labels, weight, **search,
+        def run(epsilon, max_trees, allowed=None, time_limit=None, n_jobs=None):
+            settings = search if n_jobs is None else {**search, "n_jobs": n_jobs}
+            return rashomon_set(binary, labels, n_labels, weight, **settings,
                                 epsilon=epsilon, max_trees=max_trees, allowed=allowed,
                                 time_limit=time_limit, targets=targets)
 
@@ -176,16 +178,16 @@ class _RashomonBase(BaseEstimator):
         cost order, so when a listed tree does not test a column, the cheapest tree without
         the column is listed too, and the column's removal loss is read off; and when every
         tree is listed, the usage is counted from them. The rest takes searches restricted to
-        the other columns. Left unset, with a warning, when the time limit (or a Ctrl-C)
-        stops one of those searches."""
+        the other columns, the columns shared among ``n_jobs`` threads. Left unset, with a
+        warning, when the time limit (or a Ctrl-C) stops one of those searches."""
         columns = np.array([feature.column for feature in binarizer.features_])
         costs = np.asarray(found["costs"])
-        # per listed tree, whether it tests each input column
         tests = self._listed.tests(columns, self.n_features_in_)
         every_listed = len(self._listed) == self.n_trees_
         usage = tests.sum(axis=0) / self.n_trees_
         loss = np.zeros(self.n_features_in_)
         bound = found["bound"]
+        searched = []  # the columns a search answers, with the least listed cost without them
         for column in range(self.n_features_in_):
             if not np.any(columns == column):
                 continue  # no feature of this column: no tree tests it
@@ -193,25 +195,50 @@ class _RashomonBase(BaseEstimator):
             least = costs[without].min() if without.any() else None
             if least is not None and every_listed:
                 loss[column] = (least - found["optimum"]) / total
-                continue
+            else:
+                searched.append((column, least))
+        n_threads = min(threads(self.n_jobs), len(searched))
+
+        def answer(column, least):
+            """The column's least cost without it, and the number of the set's trees
+            without it (``None`` when the listing counted them); or why a search stopped."""
             allowed = np.flatnonzero(columns != column).tolist()
+            inner = 1 if n_threads > 1 else None  # threads over columns, not within searches
             if least is None:
-                alone = run(0.0, 1, allowed, deadline.left())
+                alone = run(0.0, 1, allowed, deadline.left(), inner)
                 if alone["stopped"] is not None:
-                    return self._importances_stopped(alone["stopped"])
+                    return alone["stopped"]
                 least = alone["optimum"]
-            loss[column] = (least - found["optimum"]) / total
             if every_listed:
-                continue
+                return least, None
             if least > bound * (1 + 1e-12):
-                usage[column] = 1.0
-                continue
+                return least, 0
             # at least 0: ``least`` may exceed ``bound`` by a rounding error
             room = max(bound / least - 1.0, 0.0) if least > 0 else 0.0
-            counted = run(room, 1, allowed, deadline.left())
+            counted = run(room, 1, allowed, deadline.left(), inner)
             if counted["stopped"] is not None:
-                return self._importances_stopped(counted["stopped"])
-            usage[column] = 1.0 - int(counted["count"]) / self.n_trees_
+                return counted["stopped"]
+            return least, int(counted["count"])
+
+        if n_threads > 1:
+            with ThreadPoolExecutor(n_threads) as pool:
+                try:
+                    answers = list(pool.map(lambda job: answer(*job), searched))
+                except KeyboardInterrupt:  # each search stops at the same Ctrl-C
+                    return self._importances_stopped("interrupted")
+        else:
+            answers = []
+            for job in searched:  # none after one that stopped
+                answers.append(answer(*job))
+                if isinstance(answers[-1], str):
+                    break
+        for (column, _), got in zip(searched, answers, strict=False):
+            if isinstance(got, str):
+                return self._importances_stopped(got)
+            least, count = got
+            loss[column] = (least - found["optimum"]) / total
+            if count is not None:
+                usage[column] = 1.0 - count / self.n_trees_
         self.usage_, self.removal_loss_ = usage, loss
 
     @staticmethod
@@ -356,8 +383,9 @@ class RashomonSet(ClassifierMixin, _RashomonBase):
     n_jobs : int or None, default=None
         Threads for the search: the root's splits are shared among them, each thread keeping
         subproblems of its own (``None``: 1 unless in a joblib ``parallel_backend``; -1: all
-        cores). The set is the same on any number. Under ``memory_limit`` each thread keeps
-        its share.
+        cores). The importances' searches, one or two per column, are shared among them too.
+        The set is the same on any number. Under ``memory_limit`` each thread keeps its
+        share.
     trivial_splits : bool, default=True
         Whether the set holds the trees with a trivial split: one whose two children are
         leaves predicting the same class. Such a split changes no prediction; its tree
