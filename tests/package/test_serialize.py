@@ -352,7 +352,8 @@ def test_json_keeps_the_anytime_log_the_pareto_front_and_the_cache_figures():
     assert loaded.cache_peak_bytes_ == model.cache_peak_bytes_
     assert loaded.n_wipes_ == model.n_wipes_
     plot_anytime(loaded)  # needs the log
-    f1 = OptimalTreeClassifier(max_depth=2, criterion="f1", thresholds="quantile").fit(X, y)
+    f1 = OptimalTreeClassifier(max_depth=2, criterion="f1", pareto_front=True,
+                               thresholds="quantile").fit(X, y)
     np.testing.assert_array_equal(from_json(to_json(f1)).pareto_front_, f1.pareto_front_)
 
 

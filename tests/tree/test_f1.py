@@ -1,7 +1,8 @@
 """criterion="f1" and "balanced_accuracy": the metrics scikit-learn computes, against brute
 force over every tree (the core's proptests do 1,000 cases each), against pystreed's F1, and
-bad input. The Pareto front is checked against brute force in the core
-(``oracle_metrics.rs``)."""
+bad input, by weighted-misclassification searches (the default) and with
+``pareto_front=True``. The Pareto front is checked against brute force in the core
+(``oracle/metrics.rs``)."""
 
 import itertools
 import warnings
@@ -45,8 +46,9 @@ def _metric(name, fp, fn, positives, negatives):
 
 
 @settings(max_examples=200, deadline=None)
-@given(data=st.data(), name=st.sampled_from(sorted(METRICS)), depth=st.integers(1, 2))
-def test_against_brute_force_over_every_tree(data, name, depth):
+@given(data=st.data(), name=st.sampled_from(sorted(METRICS)), depth=st.integers(1, 2),
+       front=st.booleans())
+def test_against_brute_force_over_every_tree(data, name, depth, front):
     n_rows = data.draw(st.integers(2, 14))
     n_features = data.draw(st.integers(1, 4))
     X = np.array(data.draw(st.lists(st.lists(st.integers(0, 1), min_size=n_features,
@@ -57,7 +59,8 @@ def test_against_brute_force_over_every_tree(data, name, depth):
                                     max_size=n_rows)))
     if len(np.unique(y)) < 2:
         y[0], y[-1] = 0, 1
-    model = OptimalTreeClassifier(max_depth=depth, criterion=name).fit(X, y, sample_weight=w)
+    model = OptimalTreeClassifier(max_depth=depth, criterion=name, pareto_front=front).fit(
+        X, y, sample_weight=w)
     positives, negatives = w[y == 1].sum(), w[y == 0].sum()
     best = max(_metric(name, fp, fn, positives, negatives)
                for fp, fn in _pairs_of_all_trees(X, y, w, depth))
@@ -73,10 +76,14 @@ def test_objective_is_scikit_learns_metric_of_the_training_predictions(load, nam
                                                                         depth):
     X, y = load_breast_cancer(return_X_y=True) if data == "breast_cancer" else load(data)
     weight = np.random.default_rng(depth).uniform(0.5, 2.0, len(y))
-    model = OptimalTreeClassifier(max_depth=depth, criterion=name).fit(X, y, sample_weight=weight)
-    assert model.objective_ == pytest.approx(
-        METRICS[name](y, model.predict(X), sample_weight=weight), abs=1e-12)
-    assert model.lower_bound_ == pytest.approx(1 - model.objective_)
+    fast, model = (OptimalTreeClassifier(max_depth=depth, criterion=name, pareto_front=front)
+                   .fit(X, y, sample_weight=weight) for front in (False, True))
+    for fitted in (fast, model):
+        assert fitted.objective_ == pytest.approx(
+            METRICS[name](y, fitted.predict(X), sample_weight=weight), abs=1e-12)
+        assert fitted.lower_bound_ == pytest.approx(1 - fitted.objective_)
+    assert fast.objective_ == pytest.approx(model.objective_, abs=1e-12)
+    assert not hasattr(fast, "pareto_front_")
     front = model.pareto_front_
     assert front.shape[1] == 2 and np.all(np.diff(front[:, 0]) > 0)
     assert np.all(np.diff(front[:, 1]) < 0)
@@ -139,9 +146,14 @@ def test_string_labels_take_the_second_class_as_positive():
 def test_solver_reports_the_loss_and_the_front():
     X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]] * 3)
     y = np.array([0, 1, 1, 0] * 3)
-    solution = Solver(X, y).solve(max_depth=2, objective="f1")
+    solution = Solver(X, y).solve(max_depth=2, objective="f1_front")
     assert solution.objective == 0.0 and solution.optimal
     assert solution.pareto_front.tolist() == [[0.0, 0.0]]
+    fast = Solver(X, y).solve(max_depth=2, objective="f1")
+    assert fast.objective == 0.0 and fast.optimal and fast.pareto_front.shape == (0, 2)
+    # depth 1 cannot separate xor: the best F1 predicts every row positive
+    best = Solver(X, y).solve(max_depth=1, objective="f1")
+    assert best.objective == pytest.approx(1 - 2 * 6 / (2 * 6 + 6)) and best.optimal
 
 
 @pytest.mark.parametrize("kwargs, message", [
@@ -194,10 +206,26 @@ def test_f1_equals_pystreed_on_every_shared_set(load, name, depth):
 
 
 @pytest.mark.parametrize("limit", [{"memory_limit": "30MB"}, {"max_cache_entries": 10}])
-def test_pareto_criteria_refuse_a_memory_limit_they_cannot_keep(limit):
+def test_pareto_fronts_refuse_a_memory_limit_they_cannot_keep(limit):
     X, y = load_breast_cancer(return_X_y=True)
     with pytest.raises(ValueError, match="Pareto fronts"):
-        OptimalTreeClassifier(max_depth=2, criterion="f1", **limit).fit(X, y)
+        OptimalTreeClassifier(max_depth=2, criterion="f1", pareto_front=True, **limit).fit(X, y)
+
+
+@pytest.mark.parametrize("criterion", sorted(METRICS))
+def test_every_setting_of_the_search_gives_the_fronts_optimum(load, criterion):
+    """The weighted searches take the misclassification search's switches, caches, memory
+    limits and threads: the optimum is the Pareto front's every time."""
+    X, y = load("heart-cleveland")
+    want = OptimalTreeClassifier(max_depth=3, criterion=criterion, pareto_front=True).fit(X, y)
+    for switches in [{}, {"search": "dl85"}, {"cache": "trie"}, {"cache": "hash"},
+                     {"depth2_solver": False}, {"similarity_bound": False},
+                     {"branching": "in_order"}, {"max_cache_entries": 50},
+                     {"memory_limit": "2MB"}, {"n_jobs": 2}]:
+        model = OptimalTreeClassifier(max_depth=3, criterion=criterion, **switches).fit(X, y)
+        assert model.optimal_, switches
+        assert model.objective_ == pytest.approx(want.objective_, abs=1e-12), switches
+        assert METRICS[criterion](y, model.predict(X)) == pytest.approx(model.objective_)
 
 
 @pytest.mark.parametrize("criterion", ["f1", "balanced_accuracy"])
@@ -206,13 +234,16 @@ def test_pareto_optima_do_not_change_with_the_scale_of_the_weights(criterion):
         rng = np.random.default_rng(seed)
         X, y = rng.integers(0, 2, (30, 5)), rng.integers(0, 2, 30)
         weight = rng.uniform(0.5, 2.0, 30)
-        unit = OptimalTreeClassifier(max_depth=2, criterion=criterion).fit(
-            X, y, sample_weight=weight)
-        for scale in (1e-12, 1e-14):
-            tiny = OptimalTreeClassifier(max_depth=2, criterion=criterion).fit(
-                X, y, sample_weight=weight * scale)
-            assert tiny.objective_ == pytest.approx(unit.objective_, abs=1e-9)
-            assert len(tiny.pareto_front_) == len(unit.pareto_front_)
+        for front in (False, True):
+            unit = OptimalTreeClassifier(max_depth=2, criterion=criterion,
+                                         pareto_front=front).fit(X, y, sample_weight=weight)
+            for scale in (1e-12, 1e-14):
+                tiny = OptimalTreeClassifier(max_depth=2, criterion=criterion,
+                                             pareto_front=front).fit(
+                    X, y, sample_weight=weight * scale)
+                assert tiny.objective_ == pytest.approx(unit.objective_, abs=1e-9)
+                if front:
+                    assert len(tiny.pareto_front_) == len(unit.pareto_front_)
 
 
 def test_the_pareto_search_reports_progress_and_its_callback_stops_it():
@@ -225,13 +256,32 @@ def test_the_pareto_search_reports_progress_and_its_callback_stops_it():
         events.append(event)
         return len(events) >= 3
 
-    model = OptimalTreeClassifier(max_depth=4, criterion="f1", time_limit=30,
-                                  callback=callback)
+    model = OptimalTreeClassifier(max_depth=4, criterion="f1", pareto_front=True,
+                                  time_limit=30, callback=callback)
     with pytest.warns(NotOptimalWarning):
         model.fit(X, y)
     assert model.status_ == "stopped"
     assert model.fit_time_ < 10  # stopped within about a second, not at the time limit
     assert events[0].seconds < 1.0  # the first event comes at once (the best leaf)
+
+
+def test_the_weighted_searches_report_each_better_tree_and_a_callback_stops_them(load):
+    X, y = load("heart-cleveland")
+    events = []
+    model = OptimalTreeClassifier(max_depth=3, criterion="f1", callback=events.append).fit(X, y)
+    losses = [event.objective for event in events]
+    assert events[0].seconds < 1.0  # the best leaf, at once
+    assert all(np.diff(losses[:-1]) < 0)  # each better tree
+    assert losses[-1] == pytest.approx(1 - model.objective_) and events[-1].final
+    assert events[-1].bound == pytest.approx(losses[-1])  # proven
+
+    X, y = load("splice-1")
+    stopping = OptimalTreeClassifier(max_depth=5, criterion="f1", time_limit=60,
+                                     callback=lambda event: True)
+    with pytest.warns(NotOptimalWarning):
+        stopping.fit(X, y)
+    assert stopping.status_ == "stopped" and stopping.fit_time_ < 20
+    assert stopping.objective_ == pytest.approx(f1_score(y, stopping.predict(X)))
 
 
 @pytest.mark.parametrize("name", ["heart-cleveland", "vote", "hepatitis", "tic-tac-toe"])
@@ -242,7 +292,8 @@ def test_fronts_from_pair_counts_equal_the_general_walks(load, name, params):
     and the tree read back gives its metric."""
     X, y = load(name)
     for criterion in ("f1", "balanced_accuracy"):
-        models = [OptimalTreeClassifier(criterion=criterion, depth2_solver=switch, **params)
+        models = [OptimalTreeClassifier(criterion=criterion, depth2_solver=switch,
+                                        pareto_front=True, **params)
                   .fit(X, y) for switch in (True, False)]
         assert models[0].objective_ == pytest.approx(models[1].objective_, abs=1e-12)
         np.testing.assert_allclose(models[0].pareto_front_, models[1].pareto_front_)

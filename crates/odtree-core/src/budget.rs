@@ -65,6 +65,15 @@ impl Budget {
         }
     }
 
+    /// The same deadline and interrupt, posting to no feed: for a search whose events are
+    /// not the caller's.
+    pub fn without_feed(&self) -> Self {
+        Self {
+            deadline: self.deadline,
+            ..Self::new(None, self.interrupt.clone())
+        }
+    }
+
     /// When the time limit ends, if there is one.
     pub fn deadline(&self) -> Option<Instant> {
         self.deadline

@@ -309,8 +309,8 @@ impl Solver {
     /// The tree of greatest `metric` (F1-score, balanced accuracy) for two classes, class 1
     /// positive, through the Pareto fronts of (false positives, false negatives) at every
     /// subproblem. The solution's objective is the metric's loss, 1 − metric, and its front
-    /// is the root's.
-    pub fn solve_metric(
+    /// is the root's. Slower than [`Solver::solve_metric`], which finds only the best point.
+    pub fn solve_front(
         &self,
         metric: Metric,
         config: &SearchConfig,

@@ -40,8 +40,11 @@ pub enum Task {
         quantiles: Vec<f64>,
     },
     /// A metric of the false positives and negatives of two classes (class 1 positive),
-    /// maximised through Pareto fronts.
+    /// maximised through searches of weighted misclassification.
     Metric(Metric),
+    /// The same metric maximised through the Pareto fronts of every subproblem, the root's
+    /// whole front found too.
+    Front(Metric),
     /// Distances of the points to their leaf's centroid.
     Centroid {
         /// One point per row, row after row.
@@ -68,7 +71,7 @@ pub struct TaskInputs {
 
 impl Task {
     /// The names [`Task::from_name`] knows.
-    pub const NAMES: [&'static str; 9] = [
+    pub const NAMES: [&'static str; 11] = [
         "misclassification",
         "cost_matrix",
         "squared_error",
@@ -78,6 +81,8 @@ impl Task {
         "centroid",
         "f1",
         "balanced_accuracy",
+        "f1_front",
+        "balanced_accuracy_front",
     ];
 
     /// The objective called `name`, with what it needs from `inputs`.
@@ -112,6 +117,8 @@ impl Task {
             }
             "f1" => Task::Metric(Metric::F1),
             "balanced_accuracy" => Task::Metric(Metric::BalancedAccuracy),
+            "f1_front" => Task::Front(Metric::F1),
+            "balanced_accuracy_front" => Task::Front(Metric::BalancedAccuracy),
             other => {
                 return Err(OdtError::InvalidParameter(format!(
                     "unknown objective {other:?}: expected one of {}",
@@ -173,6 +180,7 @@ impl Solver {
                 return self.solve_quantiles(config, weights, budget, &targets, &quantiles)
             }
             Task::Metric(metric) => self.solve_metric(metric, config, weights, budget),
+            Task::Front(metric) => self.solve_front(metric, config, weights, budget),
         };
         one.map(|solution| vec![solution])
     }

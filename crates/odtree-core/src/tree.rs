@@ -78,6 +78,11 @@ impl Tree {
         Tree { nodes }
     }
 
+    /// The nodes, to relabel them (their shape stays).
+    pub(crate) fn nodes_mut(&mut self) -> &mut [TreeNode] {
+        &mut self.nodes
+    }
+
     /// Renames the tested features.
     pub(crate) fn map_features(&mut self, rename: impl Fn(u32) -> u32) {
         for node in &mut self.nodes {

@@ -46,8 +46,8 @@ class Solution:
     seconds : float
         Wall time of the search.
     pareto_front : ndarray of shape (n_points, 2)
-        For ``"f1"`` and ``"balanced_accuracy"``, the root's Pareto front of (false
-        positives, false negatives); else empty.
+        For ``"f1_front"`` and ``"balanced_accuracy_front"``, the root's Pareto front of
+        (false positives, false negatives); else empty.
     progress : ndarray of shape (n_events, 3)
         How the search went: each better tree it found at the root, then where it ended, as
         (seconds since the start, objective, proven lower bound). The bound of a tree found
@@ -222,9 +222,10 @@ anytime
         objective : str, default="misclassification"
             ``"misclassification"``, ``"cost_matrix"``, ``"squared_error"``,
             ``"absolute_error"``, ``"quantile"``, ``"quantiles"``, ``"centroid"``, ``"f1"``,
-            ``"balanced_accuracy"``, ``"fast_error_function"`` or ``"error_function"``. For
-            ``"f1"`` and ``"balanced_accuracy"`` the solution's objective is the loss,
-            1 − metric.
+            ``"balanced_accuracy"``, ``"f1_front"``, ``"balanced_accuracy_front"``,
+            ``"fast_error_function"`` or ``"error_function"``. For the metrics the
+            solution's objective is the loss, 1 − metric; the ``_front`` forms also find the
+            root's Pareto front (``pareto_front``), more slowly.
         verbose, callback
             As in :class:`OptimalTreeClassifier`: print the progress, and hand each
             :class:`Progress` event to ``callback``, which stops the search by returning true.

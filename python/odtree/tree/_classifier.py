@@ -147,15 +147,22 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
     criterion : {"misclassification", "f1", "balanced_accuracy"}, default="misclassification"
         What the tree optimises. ``"f1"`` and ``"balanced_accuracy"`` (two classes only, the
         positive class being ``classes_[1]``) maximise the training F1-score or balanced
-        accuracy, exactly: these are not sums over leaves, so the search keeps at every
-        subproblem the Pareto front of (false positives, false negatives) of its trees and
-        picks the best point of the root's front (MurTree §4.8.6). Slower than
-        misclassification; the depth and leaf limits and ``time_limit`` apply, the
-        ``search`` switches do not. They need an integer ``max_depth`` and take no
-        ``ccp_alpha``, ``upper_bound``, ``lexicographic``, cost matrix, callback,
-        ``memory_limit`` or ``max_cache_entries``.
-        (Balanced accuracy is also misclassification with each class weighted by the inverse
-        of its weight, which finds the same optimum faster.)
+        accuracy, exactly, by searches of misclassification with a false positive and a
+        false negative weighted apart: balanced accuracy is one such search (each class
+        weighted by the inverse of its weight); the F1-score takes a few, by Dinkelbach's
+        method, each asking for a tree better than the last (see the guide). Every setting
+        of a misclassification search applies (``search`` switches, ``memory_limit``,
+        ``n_jobs``) but ``ccp_alpha``, ``upper_bound``, ``lexicographic`` and a cost matrix
+        or callback; they need an integer ``max_depth``. Of trees with the same metric, the
+        first found is kept. ``callback`` hears of each better tree when the search that
+        found it ends.
+    pareto_front : bool, default=False
+        With ``criterion="f1"`` or ``"balanced_accuracy"``: find the root's whole Pareto
+        front of (false positives, false negatives) too, in ``pareto_front_``, by keeping
+        that front at every subproblem (MurTree §4.8.6). Slower; the ``search`` switches
+        other than ``depth2_solver`` do not apply, nor do ``memory_limit`` and
+        ``max_cache_entries``; the best point's tree is the one of fewest errors, then
+        fewest false positives, among those of the best metric.
     class_weight : dict, "balanced" or None, default=None
         Weights of the classes, as in scikit-learn: ``{label: weight}`` (classes left out
         weigh 1), or ``"balanced"``, which weighs each class by ``n_samples / (n_classes *
@@ -236,7 +243,8 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
         A proven lower bound on the optimal objective (equal to ``objective_`` when optimal);
         for ``"f1"`` and ``"balanced_accuracy"``, on the loss ``1 - objective_``.
     pareto_front_ : ndarray of shape (n_points, 2)
-        With ``criterion="f1"`` or ``"balanced_accuracy"`` only: the non-dominated (false
+        With ``criterion="f1"`` or ``"balanced_accuracy"`` and ``pareto_front=True`` only:
+        the non-dominated (false
         positives, false negatives) pairs, in training weight, of all trees within the
         limits, by increasing false positives. Each is the best tree for some trade-off.
     anytime_log_ : ndarray of shape (n_events, 3)
@@ -286,6 +294,7 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
         **SEARCH_CONSTRAINTS,
         **CONSTRAINT_PARAMETERS,
         "criterion": [StrOptions({"misclassification", "f1", "balanced_accuracy"})],
+        "pareto_front": ["boolean"],
         "class_weight": [dict, StrOptions({"balanced"}), None],
         "cost_matrix": ["array-like", None],
         "fast_error_function": [callable, None],
@@ -300,7 +309,7 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
                  max_cache_entries=None, wipe_strategy=DEFAULTS["wipe_strategy"],
                  wipe_factor=DEFAULTS["wipe_factor"],
                  thresholds="auto", n_thresholds=10, missing="error",
-                 criterion="misclassification",
+                 criterion="misclassification", pareto_front=False,
                  class_weight=None, cost_matrix=None, fast_error_function=None,
                  error_function=None,
                  anytime=None, verbose=0, callback=None, min_samples_split=2,
@@ -334,6 +343,7 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
         self.n_thresholds = n_thresholds
         self.missing = missing
         self.criterion = criterion
+        self.pareto_front = pareto_front
         self.class_weight = class_weight
         self.cost_matrix = cost_matrix
         self.fast_error_function = fast_error_function
@@ -377,7 +387,8 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
                                   len(self.classes_), weight, **objective)
         if self.criterion != "misclassification":
             self.objective_ = 1.0 - solution.objective  # the metric, from its loss
-            self.pareto_front_ = solution.pareto_front
+            if self.pareto_front:
+                self.pareto_front_ = solution.pareto_front
         total = self.tree_.value[0, 0, :]
         self.class_ranking_ = np.lexsort((np.arange(len(total)), -total))
         self.node_classes_ = solution.node_labels
@@ -418,11 +429,13 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
                 raise ValueError(f"criterion={self.criterion!r} needs an integer max_depth")
             if self.ccp_alpha != 0:
                 raise ValueError(f"criterion={self.criterion!r} takes no ccp_alpha")
+            if not self.pareto_front:
+                return {"objective": self.criterion}
             if self.memory_limit is not None or self.max_cache_entries is not None:
-                raise ValueError(f"criterion={self.criterion!r} takes no memory_limit or "
+                raise ValueError("pareto_front=True takes no memory_limit or "
                                  "max_cache_entries: its store of Pareto fronts cannot be "
                                  "wiped and rebuilt as the cache of a sum can")
-            return {"objective": self.criterion}
+            return {"objective": f"{self.criterion}_front"}
         if len(given) > 1:
             raise ValueError(f"give at most one of cost_matrix, fast_error_function and "
                              f"error_function, not {' and '.join(given)}")

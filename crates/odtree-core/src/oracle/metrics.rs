@@ -77,10 +77,15 @@ fn check(
         min_samples_leaf: min_leaf,
         ..SearchConfig::default()
     };
-    let solution = Solver::new(data)
-        .solve_metric(metric, &config, Some(&instance.weights), Budget::default())
+    let solver = Solver::new(data);
+    let solution = solver
+        .solve_front(metric, &config, Some(&instance.weights), Budget::default())
         .unwrap();
     prop_assert_eq!(solution.status, Status::Optimal);
+    let fast = solver
+        .solve_metric(metric, &config, Some(&instance.weights), Budget::default())
+        .unwrap();
+    prop_assert_eq!(fast.status, Status::Optimal);
     let rows: Vec<usize> = (0..instance.n_rows)
         .filter(|&r| instance.weights[r] > 0.0)
         .collect();
@@ -102,12 +107,6 @@ fn check(
         .iter()
         .map(|&(fp, fn_)| metric.value(fp, fn_, positives, negatives))
         .fold(f64::NEG_INFINITY, f64::max);
-    prop_assert!(
-        (1.0 - solution.objective - best).abs() < 1e-9,
-        "found {} brute force {}",
-        1.0 - solution.objective,
-        best
-    );
     // the front: exactly the brute-force pairs no other pair dominates
     let dominated = |p: &(f64, f64)| {
         pairs.iter().any(|q| {
@@ -121,23 +120,32 @@ fn check(
     for (got, want) in solution.front.iter().zip(expected) {
         prop_assert!((got[0] - want.0).abs() < 1e-9 && (got[1] - want.1).abs() < 1e-9);
     }
-    // the tree: within the limits, and its predictions give the reported metric
-    let tree = &solution.tree;
-    prop_assert!(tree.depth() <= depth as usize);
-    if let Some(nodes) = max_nodes {
-        prop_assert!(tree.n_leaves() <= nodes as usize + 1);
-    }
-    let (mut fp, mut fn_) = (0.0, 0.0);
-    for &r in &rows {
-        let leaf = tree.leaf_of(|f| instance.value(r, f as usize));
-        prop_assert!(tree.nodes().len() == 1 || leaf.rows >= min_leaf);
-        match (leaf.label, instance.y[r]) {
-            (1, 0) => fp += instance.weights[r],
-            (0, 1) => fn_ += instance.weights[r],
-            _ => {}
+    // each tree: within the limits, and its predictions give the reported metric
+    for solution in [&solution, &fast] {
+        prop_assert!(
+            (1.0 - solution.objective - best).abs() < 1e-9,
+            "found {} brute force {}",
+            1.0 - solution.objective,
+            best
+        );
+        prop_assert!(solution.lower_bound == solution.objective);
+        let tree = &solution.tree;
+        prop_assert!(tree.depth() <= depth as usize);
+        if let Some(nodes) = max_nodes {
+            prop_assert!(tree.n_leaves() <= nodes as usize + 1);
         }
+        let (mut fp, mut fn_) = (0.0, 0.0);
+        for &r in &rows {
+            let leaf = tree.leaf_of(|f| instance.value(r, f as usize));
+            prop_assert!(tree.nodes().len() == 1 || leaf.rows >= min_leaf);
+            match (leaf.label, instance.y[r]) {
+                (1, 0) => fp += instance.weights[r],
+                (0, 1) => fn_ += instance.weights[r],
+                _ => {}
+            }
+        }
+        prop_assert!((metric.value(fp, fn_, positives, negatives) - best).abs() < 1e-9);
     }
-    prop_assert!((metric.value(fp, fn_, positives, negatives) - best).abs() < 1e-9);
     Ok(())
 }
 

@@ -15,7 +15,7 @@ mod quantiles;
 
 pub(crate) use cart::CartDriver;
 pub(crate) use exact::ExactDriver;
-pub(crate) use pareto::ParetoDriver;
+pub(crate) use pareto::{check_metric, ParetoDriver};
 pub use pareto::{Pareto, ParetoOutcome};
 pub(crate) use quantiles::QuantilesDriver;
 

@@ -45,20 +45,7 @@ impl Driver for ParetoDriver {
     type Objectives = Misclassification;
 
     fn check(&self, data: &Dataset, config: &SearchConfig) -> Result<()> {
-        let invalid = |what: &str| Err(OdtError::InvalidParameter(what.into()));
-        if data.n_classes() != 2 {
-            return invalid("F1-score and balanced accuracy need exactly two classes");
-        }
-        if config.leaf_penalty != 0.0 || config.lexicographic || config.upper_bound.is_finite() {
-            return invalid(
-                "F1-score and balanced accuracy take no leaf penalty (ccp_alpha), \
-                 lexicographic order or upper bound",
-            );
-        }
-        if config.is_monotonic() {
-            return invalid("F1-score and balanced accuracy take no monotonic constraints");
-        }
-        Ok(())
+        check_metric(data, config)
     }
 
     fn objectives(
@@ -100,6 +87,26 @@ impl Driver for ParetoDriver {
             front: outcome.front,
         }]
     }
+}
+
+/// Refuses what a search for a metric of the (false positives, false negatives) cannot take:
+/// other than two classes, a leaf penalty, the lexicographic order, an upper bound or
+/// monotonic constraints.
+pub(crate) fn check_metric(data: &Dataset, config: &SearchConfig) -> Result<()> {
+    let invalid = |what: &str| Err(OdtError::InvalidParameter(what.into()));
+    if data.n_classes() != 2 {
+        return invalid("F1-score and balanced accuracy need exactly two classes");
+    }
+    if config.leaf_penalty != 0.0 || config.lexicographic || config.upper_bound.is_finite() {
+        return invalid(
+            "F1-score and balanced accuracy take no leaf penalty (ccp_alpha), \
+             lexicographic order or upper bound",
+        );
+    }
+    if config.is_monotonic() {
+        return invalid("F1-score and balanced accuracy take no monotonic constraints");
+    }
+    Ok(())
 }
 
 /// How a point of a front was made.
