@@ -226,6 +226,11 @@ def test_every_setting_of_the_search_gives_the_fronts_optimum(load, criterion):
         assert model.optimal_, switches
         assert model.objective_ == pytest.approx(want.objective_, abs=1e-12), switches
         assert METRICS[criterion](y, model.predict(X)) == pytest.approx(model.objective_)
+    # threads give the tree of one thread
+    one, two = (OptimalTreeClassifier(max_depth=4, criterion=criterion, n_jobs=n).fit(X, y)
+                for n in (1, 2))
+    np.testing.assert_array_equal(one.tree_.feature, two.tree_.feature)
+    np.testing.assert_array_equal(one.predict(X), two.predict(X))
 
 
 @pytest.mark.parametrize("criterion", ["f1", "balanced_accuracy"])
