@@ -322,6 +322,7 @@ def solve_numeric(
     labels: NDArray[np.uint32] | None = None,
     n_classes: int = 1,
     cost_matrix: NDArray[np.float64] | None = None,
+    metric: str | None = None,
     targets: NDArray[np.float64] | None = None,
     quantile: float | None = None,
     scale: float = 1.0,

@@ -50,7 +50,7 @@ def test_default_parameters():
         "similarity_bound": None, "child_order": None, "memory_limit": None,
         "max_cache_entries": None, "wipe_strategy": "reuses", "wipe_factor": 0.1,
         "thresholds": "auto", "n_thresholds": 10, "missing": "error",
-        "criterion": "misclassification",
+        "criterion": "misclassification", "pareto_front": False,
         "class_weight": None, "cost_matrix": None,
         "fast_error_function": None, "error_function": None, "anytime": None, "verbose": 0,
         "callback": None, "min_samples_split": 2, "min_weight_fraction_leaf": 0.0,

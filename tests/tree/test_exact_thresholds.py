@@ -119,7 +119,7 @@ def test_the_regressor_searches_every_threshold_for_pinball_losses(criterion):
 
 @pytest.mark.parametrize("setting", [{"monotonic_cst": [1, 0]},
                                      {"monotonic_cst": np.array([0, -1])},
-                                     {"criterion": "f1"}])
+                                     {"criterion": "f1", "pareto_front": True}])
 def test_settings_it_does_not_take_raise_a_clear_error(setting):
     X = np.random.default_rng(2).uniform(size=(40, 2))
     y = (X[:, 0] > 0.5).astype(int)
@@ -129,7 +129,7 @@ def test_settings_it_does_not_take_raise_a_clear_error(setting):
 
 @pytest.mark.parametrize("setting", [{"monotonic_cst": [1, 0]},
                                      {"lexicographic": True},
-                                     {"criterion": "f1"}])
+                                     {"criterion": "f1", "pareto_front": True}])
 def test_the_default_uses_the_grid_where_the_exact_search_does_not_apply(setting):
     X = np.random.default_rng(2).uniform(size=(40, 2))
     y = (X[:, 0] > 0.5).astype(int)
@@ -137,6 +137,54 @@ def test_the_default_uses_the_grid_where_the_exact_search_does_not_apply(setting
     assert model.optimal_over_ == BINARIZED and not model._exact_search
     grid = OptimalTreeClassifier(max_depth=2, thresholds="quantile", **setting).fit(X, y)
     assert model.objective_ == grid.objective_
+
+
+@st.composite
+def numeric_data(draw):
+    n = draw(st.integers(4, 16))
+    X = np.array(draw(st.lists(st.lists(st.integers(0, 5), min_size=2, max_size=2),
+                               min_size=n, max_size=n)), float)
+    y = np.array(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
+    y[0], y[-1] = 0, 1
+    w = np.array(draw(st.lists(st.sampled_from([0.5, 1.0, 2.0]), min_size=n, max_size=n)))
+    return X, y, w
+
+
+@settings(max_examples=80, deadline=None)
+@given(numeric_data(), st.sampled_from(["f1", "balanced_accuracy"]), st.integers(1, 2),
+       st.sampled_from([None, 2]), st.integers(1, 2))
+def test_metrics_over_every_threshold_equal_the_every_midpoint_grids(data, criterion, depth,
+                                                                     leaves, min_leaf):
+    """F1 and balanced accuracy by the exact search's weighted searches: the optimum of the
+    grid of every midpoint (the binary search's, brute-force checked), and the metric of the
+    tree's own predictions."""
+    from sklearn.metrics import balanced_accuracy_score, f1_score
+
+    X, y, w = data
+    settings_ = dict(max_depth=depth, criterion=criterion, max_leaf_nodes=leaves,
+                     min_samples_leaf=min_leaf)
+    exact = OptimalTreeClassifier(thresholds="exact", **settings_).fit(X, y, sample_weight=w)
+    every = OptimalTreeClassifier(thresholds="midpoints", n_thresholds=64, **settings_).fit(
+        X, y, sample_weight=w)
+    assert exact.optimal_ and exact.optimal_over_ == EVERY_THRESHOLD
+    assert exact.objective_ == pytest.approx(every.objective_, abs=1e-9)
+    metric = f1_score if criterion == "f1" else balanced_accuracy_score
+    assert metric(y, exact.predict(X), sample_weight=w) == pytest.approx(exact.objective_)
+    assert exact.lower_bound_ == pytest.approx(1 - exact.objective_)
+
+
+def test_metrics_search_every_threshold_by_default():
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.metrics import f1_score
+
+    X, y = load_breast_cancer(return_X_y=True)
+    for depth in (1, 2):
+        model = OptimalTreeClassifier(max_depth=depth, criterion="f1").fit(X, 1 - y)
+        grid = OptimalTreeClassifier(max_depth=depth, criterion="f1",
+                                     thresholds="quantile").fit(X, 1 - y)
+        assert model.optimal_ and model.optimal_over_ == EVERY_THRESHOLD
+        assert model.objective_ > grid.objective_  # a threshold the grid misses
+        assert model.objective_ == pytest.approx(f1_score(1 - y, model.predict(X)))
 
 
 def test_the_default_searches_every_threshold_under_split_and_leaf_weight_limits():

@@ -115,15 +115,18 @@ impl Task {
                 let (points, dim) = inputs.points.clone().ok_or_else(|| missing("points"))?;
                 Task::Centroid { points, dim }
             }
-            "f1" => Task::Metric(Metric::F1),
-            "balanced_accuracy" => Task::Metric(Metric::BalancedAccuracy),
-            "f1_front" => Task::Front(Metric::F1),
-            "balanced_accuracy_front" => Task::Front(Metric::BalancedAccuracy),
             other => {
+                if let Some(metric) = Metric::from_name(other) {
+                    return Ok(Task::Metric(metric));
+                }
+                let front = other.strip_suffix("_front").and_then(Metric::from_name);
+                if let Some(metric) = front {
+                    return Ok(Task::Front(metric));
+                }
                 return Err(OdtError::InvalidParameter(format!(
                     "unknown objective {other:?}: expected one of {}",
                     Self::NAMES.join(", ")
-                )))
+                )));
             }
         })
     }

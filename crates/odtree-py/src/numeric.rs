@@ -7,7 +7,8 @@ use numpy::{PyReadonlyArray1, PyReadonlyArray2};
 use odtree_core::continuous::loss::{ClassLoss, SquaredLoss};
 use odtree_core::continuous::pinball::PinballLoss;
 use odtree_core::continuous::rows::NumericData;
-use odtree_core::continuous::{solve, ContinuousConfig};
+use odtree_core::continuous::{solve, solve_metric, ContinuousConfig};
+use odtree_core::search::Metric;
 use odtree_core::OdtError;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -26,8 +27,9 @@ use pyo3::types::PyDict;
 /// `max_work` bounds the work, in rows times columns swept: a search that runs out stops
 /// with the status "time_limit", at the same point on every machine, and makes no anytime
 /// passes.
-/// Rows of weight zero
-/// are left out. The GIL is released; Ctrl-C and `time_limit` stop the search with the best
+/// With `metric` (`"f1"` or `"balanced_accuracy"`, two classes, class 1 positive), the tree
+/// of greatest metric instead, by weighted searches: `objective` is then its loss,
+/// 1 − metric, and `upper_bound` a loss. Rows of weight zero are left out. The GIL is released; Ctrl-C and `time_limit` stop the search with the best
 /// tree found. Only trees costing less than `upper_bound` are searched for: when none
 /// does, the status is "infeasible" and the tree a single leaf.
 ///
@@ -37,7 +39,7 @@ use pyo3::types::PyDict;
 /// `weighted_n_node_samples`, `label`, `leaf_value`, `objective`, `lower_bound`, `status`,
 /// `cache_entries`, `cache_peak_entries`, `cache_peak_bytes`, `n_wipes` and `seconds`.
 #[pyfunction]
-#[pyo3(signature = (x, weights, *, labels=None, n_classes=1, cost_matrix=None, targets=None,
+#[pyo3(signature = (x, weights, *, labels=None, n_classes=1, cost_matrix=None, metric=None, targets=None,
                     quantile=None, scale=1.0, max_depth=2, max_nodes=None, min_samples_leaf=1, min_samples_split=2,
                     min_weight_leaf=0.0, leaf_penalty=0.0,
                     upper_bound=f64::INFINITY, time_limit=None, max_bytes=None, max_stored=None,
@@ -50,6 +52,7 @@ pub fn solve_numeric<'py>(
     labels: Option<PyReadonlyArray1<u32>>,
     n_classes: usize,
     cost_matrix: Option<PyReadonlyArray2<f64>>,
+    metric: Option<&str>,
     targets: Option<PyReadonlyArray1<f64>>,
     quantile: Option<f64>,
     scale: f64,
@@ -130,6 +133,25 @@ pub fn solve_numeric<'py>(
                 return Err(to_py_err(OdtError::InvalidData(format!(
                     "one label below {n_classes} per row"
                 ))));
+            }
+            if let Some(name) = metric {
+                let metric = Metric::from_name(name).ok_or_else(|| {
+                    PyValueError::new_err(format!(
+                        "unknown metric {name:?}: expected \"f1\" or \"balanced_accuracy\""
+                    ))
+                })?;
+                if n_classes != 2 || cost_matrix.is_some() {
+                    return Err(PyValueError::new_err(
+                        "a metric needs two classes and no cost matrix",
+                    ));
+                }
+                let found = run_interruptible(py, time_limit, |budget| {
+                    sorted().and_then(|data| {
+                        solve_metric(&data, &labels, &weights, metric, &config, budget)
+                    })
+                })?
+                .0;
+                return numeric_solution_to_dict(py, &found.map_err(to_py_err)?);
             }
             let costs = cost_matrix.map(|c| c.as_array().iter().copied().collect::<Vec<_>>());
             if costs

@@ -119,7 +119,8 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
         optimal over every threshold, and under a time limit the tree is the best of the
         grid's, CART's and the exact search's. It takes ``max_depth``, ``max_leaf_nodes``,
         ``min_samples_leaf``, ``min_samples_split``, ``min_weight_fraction_leaf``,
-        ``ccp_alpha``, ``sample_weight``, ``class_weight``, ``cost_matrix`` (classifier),
+        ``ccp_alpha``, ``sample_weight``, ``class_weight``, ``cost_matrix`` and
+        ``criterion="f1"`` or ``"balanced_accuracy"`` (classifier; not ``pareto_front``),
         every ``criterion`` of the regressor (one quantile at a time), ``missing="split"``
         and categorical columns; other settings (``max_depth=None`` without a leaf budget,
         ``monotonic_cst``, ``lexicographic``, other objectives) raise ValueError.

@@ -12,6 +12,7 @@
 
 pub mod exact;
 pub mod loss;
+mod metric;
 pub mod packed;
 pub mod pinball;
 pub mod queue;
@@ -22,6 +23,7 @@ use crate::budget::Budget;
 use crate::solver::Status;
 use exact::{Search, Sub};
 use loss::Loss;
+pub use metric::solve_metric;
 use rows::{row_keys, NumericData, Rows};
 use std::time::{Duration, Instant};
 

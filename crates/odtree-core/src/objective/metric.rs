@@ -1,6 +1,7 @@
 //! Metrics of a binary classifier's (false positives, false negatives) that are not sums over
-//! leaves, F1-score and balanced accuracy (MurTree §4.8.6): the Pareto driver
-//! (`search/drivers/pareto.rs`) maximises them over the root's front.
+//! leaves, F1-score and balanced accuracy: `search/metric.rs` maximises them by weighted
+//! searches, the Pareto driver (`search/drivers/pareto/`, MurTree §4.8.6) over the root's
+//! front.
 
 /// A metric of the (false positives, false negatives) of a binary classifier, to maximise.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -12,6 +13,15 @@ pub enum Metric {
 }
 
 impl Metric {
+    /// The metric named as in the Python API (`"f1"`, `"balanced_accuracy"`), if any.
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "f1" => Some(Metric::F1),
+            "balanced_accuracy" => Some(Metric::BalancedAccuracy),
+            _ => None,
+        }
+    }
+
     /// The metric of a classifier with `fp` false positives and `fn_` false negatives, out of
     /// `positives` and `negatives` (weights). Balanced accuracy averages the rates of the
     /// classes present; F1 is 0 without true positives.

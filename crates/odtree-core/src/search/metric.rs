@@ -1,5 +1,7 @@
-//! F1-score and balanced accuracy through weighted misclassification, the exact search's
-//! fastest objective, with every bound and cache it has.
+//! F1-score and balanced accuracy through weighted misclassification, the exact searches'
+//! fastest objective, with every bound and cache they have: over the binary features
+//! ([`Solver::solve_metric`]) and over every threshold of numeric columns
+//! ([`continuous::solve_metric`](crate::continuous::solve_metric)).
 //!
 //! Both metrics rank trees by their (false positives, false negatives). Balanced accuracy
 //! is linear in them: `1 − (FP / N + FN / P) / 2` for N negative and P positive weight, so
@@ -11,9 +13,8 @@
 //! least cost under the false positive cost `λ` and the false negative cost `2 − λ` scores
 //! more than `λ` if any does. Starting from plain misclassification (`λ = 1`), each search
 //! after the first takes the best score so far as `λ` and asks only for a tree cheaper than
-//! the best tree so far costs under it (the exact search's upper bound). The scores rise
-//! strictly, so the searches end; the last finds no tree under the bound, which proves the
-//! best tree optimal.
+//! that line (the search's upper bound). The scores rise strictly, so the searches end; the
+//! last finds no tree under its bound, which proves the best tree optimal.
 //!
 //! Unlike the Pareto driver (`drivers/pareto`), these searches do not find the root's whole
 //! front of (false positives, false negatives); they find only its best point.
@@ -29,7 +30,128 @@ use crate::tree::Tree;
 use std::time::Instant;
 
 /// The class index of the positive class; class 0 is the negative one.
-const POSITIVE: usize = 1;
+pub(crate) const POSITIVE: usize = 1;
+
+/// What one weighted search found: its tree, the tree's false positives and negatives, and
+/// how the search ended (`Infeasible`: no tree under its upper bound).
+pub(crate) struct Weighted<T> {
+    pub found: T,
+    pub fp: f64,
+    pub fn_: f64,
+    pub status: Status,
+}
+
+/// The best tree of the searches for a metric.
+pub(crate) struct Maximised<T> {
+    /// The tree (`None`: no search found one better than the `start` it was given).
+    pub found: Option<T>,
+    /// The last search's tree, when it was not kept.
+    pub last: Option<T>,
+    /// Its metric.
+    pub value: f64,
+    /// `Optimal` when proven (or, without a tree, when proven that none beats `start`:
+    /// then `Infeasible`), else how the last search stopped.
+    pub status: Status,
+    /// (seconds, loss, bound) of each better tree, then the end.
+    pub progress: Vec<[f64; 3]>,
+}
+
+/// Finds the tree of greatest `metric` for the class weights `[negatives, positives]` by
+/// the weighted searches `search(fp_cost, fn_cost, upper_bound, budget)` (costs at most 1),
+/// trees that score more than `start` only. `budget`'s feed hears the loss of each better
+/// tree, after the search that found it; the searches get its time limit and interrupt.
+pub(crate) fn maximise<T>(
+    metric: Metric,
+    [negatives, positives]: [f64; 2],
+    start: Option<f64>,
+    budget: &Budget,
+    mut search: impl FnMut(f64, f64, f64, &Budget) -> Result<Weighted<T>>,
+) -> Result<Maximised<T>> {
+    let started = Instant::now();
+    let searches = budget.without_feed();
+    let mut best = Maximised {
+        found: None,
+        last: None,
+        value: start.unwrap_or(f64::NEG_INFINITY),
+        status: Status::Optimal,
+        progress: Vec::new(),
+    };
+    let post = |best: &mut Maximised<T>, bound: f64| {
+        let event = [started.elapsed().as_secs_f64(), 1.0 - best.value, bound];
+        best.progress.push(event);
+        budget.post(event);
+    };
+    let score = |fp: f64, fn_: f64| metric.value(fp, fn_, positives, negatives);
+    if start.is_none() {
+        // the leaves' better point, before any search, so that a watcher hears at once
+        let leaf = score(negatives, 0.0).max(score(0.0, positives));
+        let event = [started.elapsed().as_secs_f64(), 1.0 - leaf, 0.0];
+        best.progress.push(event);
+        budget.post(event);
+    }
+    // below a line by more than rounding: a tree found under the bound scores more
+    let slack = 1e-12 * (negatives + positives);
+    let (fp_cost, fn_cost, mut bound) = match metric {
+        Metric::BalancedAccuracy => {
+            let cost = |total: f64| if total > 0.0 { 1.0 / total } else { 0.0 };
+            let (fp, fn_) = (cost(negatives), cost(positives));
+            let largest = fp.max(fn_);
+            // loss (FP / N + FN / P) / 2 under `start`'s
+            let bound = start.map_or(f64::INFINITY, |v| 2.0 * (1.0 - v) / largest - slack);
+            (fp / largest, fn_ / largest, bound)
+        }
+        Metric::F1 => {
+            let lambda = start.unwrap_or(1.0);
+            let bound = start.map_or(f64::INFINITY, |v| f1_line(v, positives) - slack);
+            (lambda / (2.0 - lambda), 1.0, bound)
+        }
+    };
+    let mut costs = (fp_cost, fn_cost);
+    loop {
+        let weighted = search(costs.0, costs.1, bound, &searches)?;
+        if weighted.status == Status::Infeasible {
+            best.last = Some(weighted.found);
+            break; // no tree scores more than the best (or than `start`)
+        }
+        let value = score(weighted.fp, weighted.fn_);
+        let better = value > best.value;
+        if better {
+            best.value = value;
+            best.found = Some(weighted.found);
+            post(&mut best, 0.0);
+        } else {
+            best.last = Some(weighted.found);
+        }
+        if weighted.status != Status::Optimal {
+            best.status = weighted.status;
+            break;
+        }
+        if metric == Metric::BalancedAccuracy || !better || best.value >= 1.0 {
+            break; // one search answers balanced accuracy; F1 has no better tree
+        }
+        let lambda = best.value;
+        costs = (lambda / (2.0 - lambda), 1.0);
+        bound = f1_line(lambda, positives) - slack;
+    }
+    if best.found.is_none() && best.status == Status::Optimal {
+        best.status = Status::Infeasible; // proven: nothing scores more than `start`
+    }
+    let loss = 1.0 - best.value;
+    let proven = if best.status == Status::Optimal {
+        loss
+    } else {
+        0.0
+    };
+    best.progress
+        .push([started.elapsed().as_secs_f64(), loss, proven]);
+    Ok(best)
+}
+
+/// The cost, a false positive costing `λ / (2 − λ)` and a false negative 1, under which a
+/// tree scores more than `λ`: `2P (1 − λ) / (2 − λ)`.
+fn f1_line(lambda: f64, positives: f64) -> f64 {
+    2.0 * positives * (1.0 - lambda) / (2.0 - lambda)
+}
 
 impl Solver {
     /// The tree of greatest `metric` (F1-score, balanced accuracy) for two classes, class 1
@@ -50,83 +172,36 @@ impl Solver {
         config.validate()?;
         check_metric(self.data(), config)?;
         let start = Instant::now();
-        let [negatives, positives] = self.class_totals(weights)?;
-        let mut best = Best::new(metric, negatives, positives, &budget, start);
-        // the leaves' better point, before any search, so that a watcher hears at once
-        best.offer_leaf();
-        let searches = budget.without_feed();
-        let proven = match metric {
-            Metric::BalancedAccuracy => {
-                let cost = |total: f64| if total > 0.0 { 1.0 / total } else { 0.0 };
-                let (fp, fn_) = (cost(negatives), cost(positives));
-                let largest = fp.max(fn_);
-                let solution =
-                    self.weighted(config, weights, &searches, fp / largest, fn_ / largest)?;
-                best.status = solution.status;
-                best.offer(solution);
-                best.status == Status::Optimal
-            }
-            Metric::F1 => self.dinkelbach(&mut best, config, weights, &searches)?,
-        };
-        let mut solution = best.finish();
-        if !proven {
-            solution.lower_bound = 0.0;
-        }
-        Ok(solution)
-    }
-
-    /// The F1-score's searches, from plain misclassification on, keeping the best tree in
-    /// `best`; whether it is proven optimal.
-    fn dinkelbach(
-        &self,
-        best: &mut Best<'_>,
-        config: &SearchConfig,
-        weights: Option<&[f64]>,
-        budget: &Budget,
-    ) -> Result<bool> {
-        // below the best tree's cost by more than rounding: a tree found under the bound
-        // scores more than the best one
-        let slack = 1e-12 * (best.negatives + best.positives);
-        let mut lambda = 1.0_f64;
-        let mut bound = f64::INFINITY;
-        loop {
-            let fp_cost = lambda / (2.0 - lambda); // the false negative's cost scaled to 1
+        let totals = self.class_totals(weights)?;
+        let best = maximise(metric, totals, None, &budget, |fp, fn_, bound, budget| {
             let searched = SearchConfig {
                 upper_bound: bound,
                 ..config.clone()
             };
-            let solution = self.weighted(&searched, weights, budget, fp_cost, 1.0)?;
-            let status = solution.status;
-            if status == Status::Infeasible {
-                return Ok(true); // no tree scores more than the best one
-            }
-            let better = best.offer(solution);
-            if status != Status::Optimal {
-                best.status = status;
-                return Ok(false);
-            }
-            if !better || best.value >= 1.0 {
-                return Ok(true);
-            }
-            lambda = best.value;
-            let fp_cost = lambda / (2.0 - lambda);
-            bound = fp_cost * best.fp + best.fn_ - slack;
-        }
-    }
-
-    /// The best tree when a false positive costs `fp_cost` and a false negative `fn_cost`
-    /// (each at most 1, so that the similarity bound holds).
-    fn weighted(
-        &self,
-        config: &SearchConfig,
-        weights: Option<&[f64]>,
-        budget: &Budget,
-        fp_cost: f64,
-        fn_cost: f64,
-    ) -> Result<Solution> {
-        let costs = vec![0.0, fp_cost, fn_cost, 0.0];
-        self.solve_objective(config, weights, budget.clone(), |_, _| {
-            CostMatrix::new(costs, 2)
+            let costs = vec![0.0, fp, fn_, 0.0];
+            let mut solution =
+                self.solve_objective(&searched, weights, budget.clone(), |_, _| {
+                    CostMatrix::new(costs, 2)
+                })?;
+            let (fp, fn_) = relabel(&mut solution.tree);
+            solution.node_losses = solution.tree.nodes().iter().map(|n| n.leaf_cost).collect();
+            Ok(Weighted {
+                status: solution.status,
+                found: solution,
+                fp,
+                fn_,
+            })
+        })?;
+        let loss = 1.0 - best.value;
+        let solution = best.found.expect("the first search returns a tree");
+        Ok(Solution {
+            objective: loss,
+            lower_bound: best.progress.last().map_or(0.0, |end| end[2]),
+            status: best.status,
+            seconds: start.elapsed().as_secs_f64(),
+            progress: best.progress,
+            front: Vec::new(),
+            ..solution
         })
     }
 
@@ -138,93 +213,6 @@ impl Solver {
             totals[label as usize] += weights.of(row);
         }
         Ok(totals)
-    }
-}
-
-/// The best tree the searches have found for the metric, and how they went.
-struct Best<'b> {
-    metric: Metric,
-    negatives: f64,
-    positives: f64,
-    /// The best tree's solution, its metric, and its errors.
-    solution: Option<Solution>,
-    value: f64,
-    fp: f64,
-    fn_: f64,
-    /// How the last search ended, when it did not prove its tree.
-    status: Status,
-    /// (seconds, loss, bound) of each better tree, as posted to the feed.
-    progress: Vec<[f64; 3]>,
-    budget: &'b Budget,
-    start: Instant,
-}
-
-impl<'b> Best<'b> {
-    fn new(
-        metric: Metric,
-        negatives: f64,
-        positives: f64,
-        budget: &'b Budget,
-        start: Instant,
-    ) -> Self {
-        Self {
-            metric,
-            negatives,
-            positives,
-            solution: None,
-            value: f64::NEG_INFINITY,
-            fp: 0.0,
-            fn_: 0.0,
-            status: Status::Optimal,
-            progress: Vec::new(),
-            budget,
-            start,
-        }
-    }
-
-    /// Posts the better of the root's two leaves (a search returns at least as good a tree).
-    fn offer_leaf(&mut self) {
-        let score = |fp, fn_| self.metric.value(fp, fn_, self.positives, self.negatives);
-        let value = score(self.negatives, 0.0).max(score(0.0, self.positives));
-        self.post(1.0 - value);
-    }
-
-    /// Keeps `solution`'s tree when it scores more than the best one; whether it does.
-    fn offer(&mut self, mut solution: Solution) -> bool {
-        let (fp, fn_) = relabel(&mut solution.tree);
-        let value = self.metric.value(fp, fn_, self.positives, self.negatives);
-        if self.solution.is_some() && value <= self.value {
-            return false;
-        }
-        solution.node_losses = solution.tree.nodes().iter().map(|n| n.leaf_cost).collect();
-        (self.value, self.fp, self.fn_) = (value, fp, fn_);
-        self.solution = Some(solution);
-        self.post(1.0 - value);
-        true
-    }
-
-    fn post(&mut self, loss: f64) {
-        let event = [self.start.elapsed().as_secs_f64(), loss, 0.0];
-        self.progress.push(event);
-        self.budget.post(event);
-    }
-
-    /// The best tree's solution, its objective the metric's loss.
-    fn finish(self) -> Solution {
-        let solution = self.solution.expect("the first search returns a tree");
-        let loss = 1.0 - self.value;
-        let seconds = self.start.elapsed().as_secs_f64();
-        let mut progress = self.progress;
-        progress.push([seconds, loss, loss]);
-        Solution {
-            objective: loss,
-            lower_bound: loss,
-            status: self.status,
-            seconds,
-            progress,
-            front: Vec::new(),
-            ..solution
-        }
     }
 }
 

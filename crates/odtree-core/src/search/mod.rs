@@ -15,7 +15,7 @@ mod config;
 pub(crate) mod drivers;
 pub(crate) mod kernel;
 pub(crate) mod memory;
-mod metric;
+pub(crate) mod metric;
 
 pub use crate::objective::Metric;
 pub use crate::subproblem::{Cost, Lexicographic};
