@@ -76,7 +76,10 @@ def test_objective_is_scikit_learns_metric_of_the_training_predictions(load, nam
                                                                         depth):
     X, y = load_breast_cancer(return_X_y=True) if data == "breast_cancer" else load(data)
     weight = np.random.default_rng(depth).uniform(0.5, 2.0, len(y))
-    fast, model = (OptimalTreeClassifier(max_depth=depth, criterion=name, pareto_front=front)
+    # on the same grid: the front is the grid's (over every threshold, see
+    # test_exact_thresholds.py)
+    fast, model = (OptimalTreeClassifier(max_depth=depth, criterion=name, pareto_front=front,
+                                         thresholds="quantile")
                    .fit(X, y, sample_weight=weight) for front in (False, True))
     for fitted in (fast, model):
         assert fitted.objective_ == pytest.approx(

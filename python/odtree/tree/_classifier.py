@@ -430,6 +430,8 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
                 raise ValueError(f"criterion={self.criterion!r} needs an integer max_depth")
             if self.ccp_alpha != 0:
                 raise ValueError(f"criterion={self.criterion!r} takes no ccp_alpha")
+            if self.upper_bound is not None:
+                raise ValueError(f"criterion={self.criterion!r} takes no upper bound")
             if not self.pareto_front:
                 return {"objective": self.criterion}
             if self.memory_limit is not None or self.max_cache_entries is not None:

@@ -51,13 +51,9 @@ pub fn solve_metric(
             ..config.clone()
         };
         let mut solution = solve(data, &loss, &searched, budget.clone());
-        let (fp, fn_) = relabel(&mut solution.nodes);
-        Ok(Weighted {
-            status: solution.status,
-            found: solution,
-            fp,
-            fn_,
-        })
+        let errors = relabel(&mut solution.nodes);
+        let status = solution.status;
+        Ok(Weighted::new(solution, status, errors))
     })?;
     let mut solution = (best.found.or(best.last)).expect("the searches return a tree");
     solution.objective = 1.0 - best.value;

@@ -41,6 +41,18 @@ pub(crate) struct Weighted<T> {
     pub status: Status,
 }
 
+impl<T> Weighted<T> {
+    /// What a search found: `found`, ended with `status`, its tree's `(fp, fn_)`.
+    pub fn new(found: T, status: Status, (fp, fn_): (f64, f64)) -> Self {
+        Self {
+            found,
+            fp,
+            fn_,
+            status,
+        }
+    }
+}
+
 /// The best tree of the searches for a metric.
 pub(crate) struct Maximised<T> {
     /// The tree (`None`: no search found one better than the `start` it was given).
@@ -183,14 +195,10 @@ impl Solver {
                 self.solve_objective(&searched, weights, budget.clone(), |_, _| {
                     CostMatrix::new(costs, 2)
                 })?;
-            let (fp, fn_) = relabel(&mut solution.tree);
+            let errors = relabel(&mut solution.tree);
             solution.node_losses = solution.tree.nodes().iter().map(|n| n.leaf_cost).collect();
-            Ok(Weighted {
-                status: solution.status,
-                found: solution,
-                fp,
-                fn_,
-            })
+            let status = solution.status;
+            Ok(Weighted::new(solution, status, errors))
         })?;
         let loss = 1.0 - best.value;
         let solution = best.found.expect("the first search returns a tree");
