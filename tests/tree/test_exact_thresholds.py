@@ -187,6 +187,23 @@ def test_metrics_search_every_threshold_by_default():
         assert model.objective_ == pytest.approx(f1_score(1 - y, model.predict(X)))
 
 
+@pytest.mark.parametrize("criterion", ["f1", "balanced_accuracy"])
+def test_a_time_limit_stops_the_metrics_searches_with_a_real_tree(criterion):
+    from odtree.exceptions import NotOptimalWarning
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.metrics import balanced_accuracy_score, f1_score
+
+    X, y = load_breast_cancer(return_X_y=True)
+    model = OptimalTreeClassifier(max_depth=5, criterion=criterion, thresholds="exact",
+                                  time_limit=0.3)
+    with pytest.warns(NotOptimalWarning):
+        model.fit(X, y)
+    assert model.status_ == "time_limit" and not model.optimal_ and model.fit_time_ < 5
+    metric = f1_score if criterion == "f1" else balanced_accuracy_score
+    assert metric(y, model.predict(X)) == pytest.approx(model.objective_)
+    assert model.lower_bound_ == 0.0
+
+
 def test_the_default_searches_every_threshold_under_split_and_leaf_weight_limits():
     rng = np.random.default_rng(5)
     X = rng.normal(size=(300, 3))
