@@ -88,18 +88,17 @@ pub(crate) fn maximise<T>(
         status: Status::Optimal,
         progress: Vec::new(),
     };
-    let post = |best: &mut Maximised<T>, bound: f64| {
-        let event = [started.elapsed().as_secs_f64(), 1.0 - best.value, bound];
-        best.progress.push(event);
+    // a better tree's loss, its bound not proven yet
+    let post = |progress: &mut Vec<[f64; 3]>, loss: f64| {
+        let event = [started.elapsed().as_secs_f64(), loss, 0.0];
+        progress.push(event);
         budget.post(event);
     };
     let score = |fp: f64, fn_: f64| metric.value(fp, fn_, positives, negatives);
     if start.is_none() {
         // the leaves' better point, before any search, so that a watcher hears at once
         let leaf = score(negatives, 0.0).max(score(0.0, positives));
-        let event = [started.elapsed().as_secs_f64(), 1.0 - leaf, 0.0];
-        best.progress.push(event);
-        budget.post(event);
+        post(&mut best.progress, 1.0 - leaf);
     }
     // below a line by more than rounding: a tree found under the bound scores more
     let slack = 1e-12 * (negatives + positives);
@@ -130,7 +129,7 @@ pub(crate) fn maximise<T>(
         if better {
             best.value = value;
             best.found = Some(weighted.found);
-            post(&mut best, 0.0);
+            post(&mut best.progress, 1.0 - value);
         } else {
             best.last = Some(weighted.found);
         }
