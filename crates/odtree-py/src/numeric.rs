@@ -29,8 +29,8 @@ use pyo3::types::PyDict;
 /// passes.
 /// With `metric` (`"f1"` or `"balanced_accuracy"`, two classes, class 1 positive), the tree
 /// of greatest metric instead, by weighted searches: `objective` is then its loss,
-/// 1 − metric, and `upper_bound` a loss. Rows of weight zero are left out. The GIL is released; Ctrl-C and `time_limit` stop the search with the best
-/// tree found. Only trees costing less than `upper_bound` are searched for: when none
+/// 1 − metric, and `upper_bound` a loss. Rows of weight zero are left out. The GIL is
+/// released; Ctrl-C and `time_limit` stop the search with the best tree found. Only trees costing less than `upper_bound` are searched for: when none
 /// does, the status is "infeasible" and the tree a single leaf.
 ///
 /// Keys: `children_left` (rows with `x <= threshold`) and `children_right` (-1 at leaves),

@@ -7,7 +7,7 @@ use super::{solve, ContinuousConfig, NumericNode, NumericSolution};
 use crate::budget::Budget;
 use crate::error::{OdtError, Result};
 use crate::objective::Metric;
-use crate::search::metric::{maximise, Weighted, POSITIVE};
+use crate::search::metric::{maximise, relabelled, Weighted};
 use std::time::Instant;
 
 /// The tree of greatest `metric` over every threshold of `data`'s columns, for two classes
@@ -64,24 +64,16 @@ pub fn solve_metric(
 }
 
 /// Gives each node its misclassified weight as its loss, and each branching node its
-/// majority class (ties to the negative one); the leaves keep the labels the costs chose.
-/// Returns the tree's false positives and false negatives.
+/// majority class (see [`relabelled`]). Returns the tree's false positives and false
+/// negatives.
 fn relabel(nodes: &mut [NumericNode]) -> (f64, f64) {
-    let (mut fp, mut fn_) = (0.0, 0.0);
+    let mut errors = [0.0; 2];
     for node in nodes {
-        let [negative, positive] = [node.stats[0], node.stats[POSITIVE]];
-        if node.column.is_some() {
-            node.label = usize::from(positive > negative);
-            node.value = node.label as f64;
-        }
-        node.loss = if node.label == 1 { negative } else { positive };
-        if node.column.is_none() {
-            if node.label == 1 {
-                fp += negative;
-            } else {
-                fn_ += positive;
-            }
-        }
+        let leaf = node.column.is_none();
+        let (label, misclassified) = relabelled(leaf, node.label as u32, &node.stats, &mut errors);
+        node.label = label as usize;
+        node.value = f64::from(label);
+        node.loss = misclassified;
     }
-    (fp, fn_)
+    (errors[0], errors[1])
 }

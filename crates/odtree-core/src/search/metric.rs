@@ -30,7 +30,7 @@ use crate::tree::Tree;
 use std::time::Instant;
 
 /// The class index of the positive class; class 0 is the negative one.
-pub(crate) const POSITIVE: usize = 1;
+const POSITIVE: usize = 1;
 
 /// What one weighted search found: its tree, the tree's false positives and negatives, and
 /// how the search ended (`Infeasible`: no tree under its upper bound).
@@ -224,25 +224,40 @@ impl Solver {
 }
 
 /// Gives each node of `tree` its misclassified weight as its leaf cost, and each branching
-/// node its majority class (ties to the negative one), as the Pareto driver's trees have;
-/// the leaves keep the labels the costs chose. Returns the tree's false positives and false
-/// negatives.
+/// node its majority class, as the Pareto driver's trees have (see [`relabelled`]). Returns
+/// the tree's false positives and false negatives.
 fn relabel(tree: &mut Tree) -> (f64, f64) {
-    let (mut fp, mut fn_) = (0.0, 0.0);
+    let mut errors = [0.0; 2];
     for node in tree.nodes_mut() {
-        let [negative, positive] = [node.stats[0], node.stats[POSITIVE]];
-        if !node.is_leaf() {
-            node.label = u32::from(positive > negative);
-            node.value = f64::from(node.label);
-        }
-        node.leaf_cost = if node.label == 1 { negative } else { positive };
-        if node.is_leaf() {
-            if node.label == 1 {
-                fp += negative;
-            } else {
-                fn_ += positive;
-            }
-        }
+        let (label, misclassified) =
+            relabelled(node.is_leaf(), node.label, &node.stats, &mut errors);
+        node.label = label;
+        node.value = f64::from(label);
+        node.leaf_cost = misclassified;
     }
-    (fp, fn_)
+    (errors[0], errors[1])
+}
+
+/// A node's class and misclassified weight, from its `label` and class weights `stats`
+/// (negative, positive): a leaf keeps the label its costs chose and adds its errors to
+/// `errors` (false positives, false negatives); a branching node takes its majority class,
+/// ties to the negative one.
+pub(crate) fn relabelled(
+    leaf: bool,
+    label: u32,
+    stats: &[f64],
+    errors: &mut [f64; 2],
+) -> (u32, f64) {
+    let [negative, positive] = [stats[0], stats[POSITIVE]];
+    if !leaf {
+        let label = u32::from(positive > negative);
+        return (label, if label == 1 { negative } else { positive });
+    }
+    if label == 1 {
+        errors[0] += negative;
+        (label, negative)
+    } else {
+        errors[1] += positive;
+        (label, positive)
+    }
 }
