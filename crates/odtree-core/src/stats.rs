@@ -10,6 +10,7 @@ use crate::bitset::bits_of;
 use crate::cover::Cover;
 use crate::data::Dataset;
 use crate::error::{OdtError, Result};
+use crate::objective::Pinball;
 
 /// The weight of each row in one solve. Rows of weight zero are left out of the root cover.
 #[derive(Clone, Debug, PartialEq)]
@@ -229,6 +230,11 @@ pub trait RowEvaluator: Send + Sync {
     fn labels(&self) -> bool {
         false
     }
+    /// The pinball loss this evaluator computes, if it is one: the depth-2 solver then costs
+    /// its cells from the targets' ranks instead of through [`evaluate`](Self::evaluate).
+    fn as_pinball(&self) -> Option<&Pinball> {
+        None
+    }
     /// Bytes held besides the data (remembered results); see [`Objective::held_bytes`].
     ///
     /// [`Objective::held_bytes`]: crate::objective::Objective::held_bytes
@@ -263,6 +269,15 @@ impl Statistics<'_> {
     /// Whether statistics vectors are empty (never).
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// The pinball loss and the weights of statistics evaluated by one
+    /// ([`RowEvaluator::as_pinball`]).
+    pub fn pinball(&self) -> Option<(&Pinball, &Weights)> {
+        match self {
+            Statistics::Rows(evaluator, weights) => Some((evaluator.as_pinball()?, weights)),
+            _ => None,
+        }
     }
 
     /// Whether a node's statistics are the sum of its children's.

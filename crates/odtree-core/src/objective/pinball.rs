@@ -54,6 +54,10 @@ impl RowEvaluator for Pinball {
         3
     }
 
+    fn as_pinball(&self) -> Option<&Pinball> {
+        Some(self)
+    }
+
     /// Marks the rows' ranks in a bitset and reads them back in order: no sort.
     fn evaluate(&self, rows: &[u32], weights: &Weights, out: &mut [f64]) {
         let (mut loss, mut value) = ([0.0], [0.0]);
@@ -99,6 +103,17 @@ impl Pinball {
     ) -> f64 {
         let in_order = ranks.iter().map(|&r| r as usize);
         self.losses_in_order(in_order, quantiles, weights, losses, values)
+    }
+
+    /// The factor every loss is multiplied by (2 for absolute error).
+    pub fn scale(&self) -> f64 {
+        self.scale
+    }
+
+    /// The target of rank `rank`.
+    #[inline]
+    pub fn target_of_rank(&self, rank: u32) -> f64 {
+        self.sorted[rank as usize]
     }
 
     /// The rank of `row`'s target among all targets (ties ranked by row).

@@ -8,7 +8,8 @@ use crate::stats::{RowEvaluator, Statistics, Weights};
 /// evaluator reports it, is its value, or its class if the evaluator labels leaves.
 ///
 /// The statistics are not additive, so the engine counts both children of every split and
-/// uses neither the depth-2 solver nor the similarity bound.
+/// uses no similarity bound, and the depth-2 solver only for a pinball loss (whose cells it
+/// costs from the targets' ranks).
 #[derive(Clone, Debug)]
 pub struct ByRows<E> {
     evaluator: E,
@@ -44,7 +45,7 @@ impl<E: RowEvaluator> Objective for ByRows<E> {
 
     fn capabilities(&self) -> Capabilities {
         Capabilities {
-            depth2: false,
+            depth2: self.evaluator.as_pinball().is_some(),
             similarity_bound: false,
             gain_order: false,
             equal_rows: false,

@@ -254,9 +254,12 @@ fn objectives_report_what_they_allow() {
             .capabilities()
             .depth2
     );
+    // a pinball loss's cells are costed from ranks; other row evaluators get no depth-2 solver
     assert!(
-        !ByRows::new(Pinball::absolute(&[1.0, 2.0]))
+        ByRows::new(Pinball::absolute(&[1.0, 2.0]))
             .capabilities()
             .depth2
     );
+    let centroid = CentroidDistance::new(vec![0.0, 1.0], 1, &weights).unwrap();
+    assert!(!ByRows::new(centroid).capabilities().depth2);
 }

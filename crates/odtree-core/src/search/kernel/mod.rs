@@ -132,7 +132,9 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
         let statistics = objective.statistics(data, weights);
         // the depth-2 solver knows of no monotonicity constraint (see `depth2_applies`), and
         // the similarity bound of no constraint at all
-        let use_depth2 = config.depth2_solver && capabilities.depth2 && statistics.additive();
+        let use_depth2 = config.depth2_solver
+            && capabilities.depth2
+            && (statistics.additive() || statistics.pinball().is_some());
         let use_similarity = config.similarity_bound
             && capabilities.similarity_bound
             && config.min_samples_leaf == 1
@@ -499,6 +501,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
             cover: &self.cover,
             candidates: &level.candidates,
             singles: &level.positive,
+            negatives: &level.negatives,
             single_rows: &level.positive_rows,
             stats,
             rows,

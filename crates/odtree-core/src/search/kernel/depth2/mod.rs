@@ -9,6 +9,7 @@
 //! row of counts in integers; the children's features are recovered for the winners only.
 
 mod pairs;
+mod pinball;
 pub(crate) mod ranked;
 mod two_class;
 
@@ -51,6 +52,8 @@ pub(crate) struct Depth2<C> {
     counters: Option<Counters>,
     /// Pair sums of the weighted path, kept across nodes, built on first use.
     sums: Option<SumCounters>,
+    /// The pinball path's node, its rows in the order of their targets.
+    ranked: pinball::RankedNode,
     /// Single-feature counts (rows, class-1 rows) of the two-class path.
     singles: Vec<(i32, i32)>,
     /// Fewest errors of each root's left / right child when it splits (two-class path).
@@ -71,6 +74,9 @@ pub(crate) struct Node<'a> {
     pub candidates: &'a [u32],
     /// `singles[f * len..]`: statistics of the rows of the node where feature f is 1.
     pub singles: &'a [f64],
+    /// Statistics of the rows where feature f is 0, the same way, when they are not additive
+    /// (empty otherwise).
+    pub negatives: &'a [f64],
     /// Row counts matching `singles`.
     pub single_rows: &'a [u32],
     pub stats: &'a [f64],
@@ -196,16 +202,22 @@ impl<C: Cost> Depth2<C> {
         self.best_left.clear();
         self.best_right.clear();
         self.cells.resize(4 * len, 0.0);
+        let additive = rules.statistics.additive();
         for &f in node.candidates {
             if rules.costly && budget.exhausted(true) {
                 return leaves_only(node);
             }
             let f = f as usize;
             let single = &node.singles[f * len..(f + 1) * len];
-            let rest = &mut self.cells[..len];
-            rest.iter_mut()
-                .zip(node.stats.iter().zip(single))
-                .for_each(|(r, (s, p))| *r = s - p);
+            let rest = if additive {
+                let rest = &mut self.cells[..len];
+                rest.iter_mut()
+                    .zip(node.stats.iter().zip(single))
+                    .for_each(|(r, (s, p))| *r = s - p);
+                &self.cells[..len]
+            } else {
+                &node.negatives[f * len..(f + 1) * len]
+            };
             let costs = (
                 rules.objective.leaf_cost(rest),
                 rules.objective.leaf_cost(single),
@@ -219,7 +231,13 @@ impl<C: Cost> Depth2<C> {
                 (Statistics::Classes(_), Some(weight)) => {
                     self.count_pairs_uniform(rules, node, weight, budget)
                 }
-                // the engine calls this solver only with additive statistics
+                (statistics, _) if !additive => match statistics.pinball() {
+                    Some((pinball, weights)) => {
+                        self.pinball_pairs(rules, node, pinball, weights, budget)
+                    }
+                    // the engine calls this solver with no other statistics
+                    None => false,
+                },
                 (statistics, _) => self.count_pairs(rules, node, budget, |row, out| {
                     statistics.of_row(row, out);
                 }),
@@ -309,6 +327,7 @@ mod tests {
                 cover: &self.cover,
                 candidates: &self.candidates,
                 singles: &self.singles,
+                negatives: &[],
                 single_rows: &self.single_rows,
                 stats: &self.stats,
                 rows: self.cover.count(),
@@ -405,7 +424,7 @@ mod tests {
 
         /// On problems of every size the brute force cannot reach, the depth-2 solver and the
         /// general search (each child solved on its own) agree on every subproblem of depth
-        /// ≤ 2, under every node limit, for class counts and for squared error.
+        /// ≤ 2, under every node limit, for class counts, squared error and pinball losses.
         #[test]
         fn the_depth2_solver_matches_the_general_search(
             (x, y, targets, weights, n_classes) in problems(),
@@ -420,7 +439,13 @@ mod tests {
             prop_assume!(weights.as_ref().is_none_or(|w| w.iter().any(|&w| w > 0.0)));
             let data = Dataset::new(&x, n_rows, &y, n_classes).unwrap();
             let solver = Solver::new(data);
-            for task in [Task::Misclassification, Task::SquaredError(targets.clone())] {
+            let tasks = [
+                Task::Misclassification,
+                Task::SquaredError(targets.clone()),
+                Task::AbsoluteError(targets.clone()),
+                Task::Quantile { targets: targets.clone(), quantile: 0.8 },
+            ];
+            for task in tasks {
                 let objectives: Vec<f64> = [true, false]
                     .into_iter()
                     .map(|depth2_solver| {

@@ -336,8 +336,6 @@ impl<C: Cost> Depth2<C> {
             ri - pair_rows,
             pair_rows,
         ];
-        let m = rules.min_samples_leaf;
-        let tol = rules.tolerance;
         // the cells' weights, when a least leaf weight needs them
         let mut weight = [f64::INFINITY; 4];
         if rules.min_leaf_weight > 0.0 {
@@ -348,6 +346,24 @@ impl<C: Cost> Depth2<C> {
                     .weight(&self.cells[cell * len..(cell + 1) * len]);
             }
         }
+        self.relax_children(rules, i, j, cost, rows, weight);
+    }
+
+    /// Improves the children of roots i and j (candidates i < j) by the splits on each other,
+    /// from the leaf costs, row counts and weights of the pair's four cells: 0 = (¬i,¬j),
+    /// 1 = (¬i,j), 2 = (i,¬j), 3 = (i,j).
+    #[inline(always)]
+    pub(super) fn relax_children<O: Objective>(
+        &mut self,
+        rules: &Rules<O>,
+        i: usize,
+        j: usize,
+        cost: [f64; 4],
+        rows: [u32; 4],
+        weight: [f64; 4],
+    ) {
+        let m = rules.min_samples_leaf;
+        let tol = rules.tolerance;
         let least = rules.min_leaf_weight * (1.0 - 1e-12);
         let min_split = rules.min_samples_split;
         // a child's best split so far, by its feature's position among the candidates: a
