@@ -91,20 +91,6 @@ impl Pinball {
         self.losses_in_order(in_order, quantiles, weights, losses, values)
     }
 
-    /// [`losses`](Self::losses) of the rows whose target ranks are `ranks`, in increasing
-    /// order (see [`rank`](Self::rank)): the same numbers, without marking the ranks first.
-    pub fn losses_of_ranks(
-        &self,
-        ranks: &[u32],
-        quantiles: &[f64],
-        weights: &Weights,
-        losses: &mut [f64],
-        values: &mut [f64],
-    ) -> f64 {
-        let in_order = ranks.iter().map(|&r| r as usize);
-        self.losses_in_order(in_order, quantiles, weights, losses, values)
-    }
-
     /// The factor every loss is multiplied by (2 for absolute error).
     pub fn scale(&self) -> f64 {
         self.scale

@@ -31,19 +31,6 @@ impl QuantileSet {
     pub fn pinball(&self) -> &Pinball {
         &self.pinball
     }
-
-    /// The weight of the rows whose target ranks are `ranks` (increasing), with each lane's
-    /// loss in `losses` and value in `values`.
-    pub fn losses_of_ranks(
-        &self,
-        ranks: &[u32],
-        weights: &Weights,
-        losses: &mut [f64],
-        values: &mut [f64],
-    ) -> f64 {
-        self.pinball
-            .losses_of_ranks(ranks, &self.quantiles, weights, losses, values)
-    }
 }
 
 impl RowEvaluator for QuantileSet {
@@ -131,16 +118,5 @@ mod tests {
             assert_eq!(view.leaf(&stats).cost, alone.leaf(&one).cost + 0.25);
             assert_eq!(view.leaf_value(&stats), alone.leaf_value(&one));
         }
-        // ranks read in order give the same numbers
-        let mut ranks: Vec<u32> = rows
-            .iter()
-            .map(|&r| set.pinball().rank(r as usize))
-            .collect();
-        ranks.sort_unstable();
-        let (mut losses, mut values) = (vec![0.0; 3], vec![0.0; 3]);
-        let weight = set.losses_of_ranks(&ranks, &weights, &mut losses, &mut values);
-        assert_eq!(weight, stats[0]);
-        assert_eq!(losses, stats[1..4]);
-        assert_eq!(values, stats[4..7]);
     }
 }

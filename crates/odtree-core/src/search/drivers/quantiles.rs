@@ -6,7 +6,7 @@
 //! node is asked, per lane, for a subtree cheaper than that lane's upper bound, and a split is
 //! abandoned only when it is ruled out in every lane still open, so pruning happens only where
 //! every quantile allows. Node limits divide a split's branching nodes between its children as
-//! the depth-first driver does; subproblems of depth 1 go to the ranked solver. Under
+//! the depth-first driver does; subproblems of depth ≤ 2 go to the depth-2 solver. Under
 //! a memory limit the driver tells the store what it can still reach (its stack, the children
 //! it is trying, each lane's best trees), and after the search it solves again the parts of the
 //! best trees that were wiped anyway.
@@ -16,8 +16,8 @@ use crate::budget::Budget;
 use crate::cache::{Handle, KeyIndex};
 use crate::data::{item, Dataset, Item};
 use crate::error::{OdtError, Result};
-use crate::objective::{check_targets, QuantileLane, QuantileSet};
-use crate::search::kernel::depth2::ranked::{self, Ranked};
+use crate::objective::{check_targets, Objective, QuantileLane, QuantileSet};
+use crate::search::kernel::depth2::{pinball::QuantilePairs, Rules};
 use crate::search::kernel::{Kernel, Level, Outcome};
 use crate::search::memory::{self, Reach, Resolve, Spared, REPAIR_ROUNDS};
 use crate::search::SearchConfig;
@@ -110,7 +110,7 @@ struct Quantiles<'a, I: KeyIndex> {
     set: &'a QuantileSet,
     /// Each lane's rounding tolerance (relative to its own root leaf cost).
     tolerances: Vec<f64>,
-    ranked: Ranked,
+    pairs: QuantilePairs,
     frames: Vec<Frame>,
     root_limits: Limits,
     repaired: usize,
@@ -143,14 +143,13 @@ impl<'a, I: KeyIndex> Quantiles<'a, I> {
         let mut kernel = Kernel::new(data, weights, first, config, budget);
         kernel.lanes = set.quantiles().len();
         if config.memory.is_bounded() && config.depth2_solver {
-            // the ranked solver's rows: the node's and its two sides'
-            kernel.working_bytes += 3 * data.n_rows() * std::mem::size_of::<u32>();
+            kernel.working_bytes += QuantilePairs::bytes(data, set.quantiles().len());
         }
         Self {
             kernel,
             set,
             tolerances: Vec::new(),
-            ranked: Ranked::default(),
+            pairs: QuantilePairs::default(),
             frames: Vec::new(),
             root_limits: Limits::normalised(0, 0),
             repaired: 0,
@@ -284,9 +283,9 @@ impl<'a, I: KeyIndex> Quantiles<'a, I> {
         }
         let depth = self.path.len();
         let mut level = std::mem::take(&mut self.levels[depth]);
-        if self.config.depth2_solver && limits.depth == 1 {
+        if self.config.depth2_solver && limits.depth <= 2 {
             self.valid_splits(&mut level, rows);
-            self.solve_ranked(&level, id, limits, &leaf, &open, &mut out);
+            self.solve_pairs(&level, id, limits, &leaf, &open, &mut out);
         } else {
             self.scan(&mut level, stats, rows);
             self.order(&mut level, stats);
@@ -313,8 +312,8 @@ impl<'a, I: KeyIndex> Quantiles<'a, I> {
         out
     }
 
-    /// Solves the open lanes of a node of depth 1 with the ranked solver.
-    fn solve_ranked(
+    /// Solves the open lanes of a node of depth ≤ 2 with the depth-2 solver.
+    fn solve_pairs(
         &mut self,
         level: &Level,
         id: u32,
@@ -324,21 +323,35 @@ impl<'a, I: KeyIndex> Quantiles<'a, I> {
         out: &mut [Outcome<f64>],
     ) {
         let kernel = &mut self.kernel;
-        let rules = ranked::Rules {
-            data: kernel.data,
-            weights: kernel.weights,
-            set: self.set,
-            per_leaf: kernel.config.leaf_penalty,
-            tolerances: &self.tolerances,
-        };
-        let trees = self.ranked.solve(
+        let (data, weights, config) = (kernel.data, kernel.weights, kernel.config);
+        let objectives: Vec<QuantileLane> = (0..leaf.len())
+            .map(|lane| QuantileLane::new(self.set, lane, config.leaf_penalty))
+            .collect();
+        let rules: Vec<Rules<QuantileLane>> = (objectives.iter().zip(&self.tolerances))
+            .map(|(objective, &tolerance)| Rules {
+                data,
+                weights,
+                objective,
+                statistics: objective.statistics(data, weights),
+                min_samples_leaf: config.min_samples_leaf,
+                min_samples_split: config.min_samples_split,
+                min_leaf_weight: config.min_leaf_weight,
+                tolerance,
+                incremental: false,
+                costly: false,
+            })
+            .collect();
+        let trees = self.pairs.solve(
             &rules,
+            self.set,
             &kernel.cover,
             &level.candidates,
             leaf,
+            limits.depth,
             &mut kernel.budget,
         );
-        for (lane, &(cost, decision)) in trees.iter().enumerate().filter(|(lane, _)| open[*lane]) {
+        for (lane, trees) in trees.iter().enumerate().filter(|(lane, _)| open[*lane]) {
+            let (cost, decision) = trees[limits.nodes as usize - 1];
             let handle = kernel.cache.handle(id);
             out[lane] = kernel.store(handle, limits.in_lane(lane as u32), cost, decision);
         }

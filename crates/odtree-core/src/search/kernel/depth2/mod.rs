@@ -9,8 +9,7 @@
 //! row of counts in integers; the children's features are recovered for the winners only.
 
 mod pairs;
-mod pinball;
-pub(crate) mod ranked;
+pub(crate) mod pinball;
 mod two_class;
 
 use super::counts::Counters;
@@ -246,9 +245,14 @@ impl<C: Cost> Depth2<C> {
                 return leaves_only(node);
             }
         }
-        let leaf = (C::leaf(node.leaf.cost), Decision::Leaf);
+        self.combine(node.leaf.cost, node.candidates, rules.tolerance)
+    }
+
+    /// The best trees of a node whose leaf costs `leaf` and whose candidates' leaves and
+    /// children's best splits are known (`leaves`, `best_left`, `best_right`).
+    fn combine(&self, leaf: f64, candidates: &[u32], tol: f64) -> Trees<C> {
+        let leaf = (C::leaf(leaf), Decision::Leaf);
         let mut trees = [leaf; 3];
-        let tol = rules.tolerance;
         let mut relax = |slot: usize, cost: C, feature: u32, left, right| {
             if cost.below(trees[slot].0, tol) {
                 trees[slot] = (
@@ -261,10 +265,10 @@ impl<C: Cost> Depth2<C> {
                 );
             }
         };
-        for (i, &feature) in node.candidates.iter().enumerate() {
+        for (i, &feature) in candidates.iter().enumerate() {
             let (leaf_left, leaf_right) = (C::leaf(self.leaves[i].0), C::leaf(self.leaves[i].1));
             let feature_of =
-                |(cost, at): (C, Option<u32>)| (cost, at.map(|at| node.candidates[at as usize]));
+                |(cost, at): (C, Option<u32>)| (cost, at.map(|at| candidates[at as usize]));
             let (left, right) = (
                 feature_of(self.best_left[i]),
                 feature_of(self.best_right[i]),

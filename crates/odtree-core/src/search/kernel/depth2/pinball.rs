@@ -9,13 +9,14 @@
 //! a ranked bitset built for every child. Each pair is costed once for both of its roots,
 //! and the general search's cache entry for every child of depth 1 is not made.
 
-use super::{Depth2, Node, Rules};
+use super::{Depth2, Node, Rules, Trees};
 use crate::bitset::{bits_of, words_for};
 use crate::budget::Budget;
+use crate::cover::Cover;
 use crate::data::{item, Dataset};
-use crate::objective::{Objective, Pinball};
+use crate::objective::{Objective, Pinball, QuantileLane, QuantileSet};
 use crate::stats::Weights;
-use crate::subproblem::Cost;
+use crate::subproblem::{Cost, Decision};
 
 /// A node's rows in increasing order of target (their positions), with each candidate's
 /// rows among them; reused from node to node.
@@ -41,15 +42,17 @@ pub(super) struct RankedNode {
 }
 
 impl RankedNode {
-    /// Lists the rows of `node` by target and marks each candidate's.
-    fn build(&mut self, data: &Dataset, node: &Node, pinball: &Pinball, weights: &Weights) {
+    /// Lists the rows of `cover` by target and marks each of `candidates`' rows.
+    fn build(
+        &mut self,
+        data: &Dataset,
+        cover: &Cover,
+        candidates: &[u32],
+        pinball: &Pinball,
+        weights: &Weights,
+    ) {
         self.ranks.clear();
-        (self.ranks).extend(
-            node.cover
-                .rows()
-                .iter()
-                .map(|&row| pinball.rank(row as usize)),
-        );
+        (self.ranks).extend(cover.rows().iter().map(|&row| pinball.rank(row as usize)));
         self.ranks.sort_unstable();
         let m = self.ranks.len();
         self.words = words_for(m);
@@ -65,8 +68,8 @@ impl RankedNode {
             self.all[self.words - 1] = (1 << (m % 64)) - 1;
         }
         self.columns.clear();
-        self.columns.resize(node.candidates.len() * self.words, 0);
-        for (column, &f) in (self.columns.chunks_exact_mut(self.words)).zip(node.candidates) {
+        self.columns.resize(candidates.len() * self.words, 0);
+        for (column, &f) in (self.columns.chunks_exact_mut(self.words)).zip(candidates) {
             let mask = data.item_mask(item(f, true));
             for (p, &rank) in self.ranks.iter().enumerate() {
                 let row = pinball.row_of(rank);
@@ -85,6 +88,18 @@ impl RankedNode {
                     table[v] = table[v & (v - 1)] + y;
                 }
             }
+        }
+    }
+
+    /// Fills the first two cells with the sides of candidate i: where it is 0, then 1.
+    #[inline]
+    fn fill_sides(&mut self, i: usize) {
+        let w = self.words;
+        let column = &self.columns[i * w..(i + 1) * w];
+        let (zero, one) = self.cells.split_at_mut(w);
+        for k in 0..w {
+            zero[k] = self.all[k] & !column[k];
+            one[k] = column[k];
         }
     }
 
@@ -229,7 +244,7 @@ impl<C: Cost> Depth2<C> {
         budget: &mut Budget,
     ) -> bool {
         let mut ranked = std::mem::take(&mut self.ranked);
-        ranked.build(rules.data, node, pinball, weights);
+        ranked.build(rules.data, node.cover, node.candidates, pinball, weights);
         let (q, scale, uniform) = (pinball.quantile(), pinball.scale(), weights.uniform());
         let n = node.candidates.len();
         let mut complete = true;
@@ -251,5 +266,164 @@ impl<C: Cost> Depth2<C> {
         }
         self.ranked = ranked;
         complete
+    }
+}
+
+/// The depth-2 solver of the quantiles driver: every quantile of a [`QuantileSet`] (a lane
+/// each) solved from one ranked node.
+#[derive(Debug, Default)]
+pub(crate) struct QuantilePairs {
+    ranked: RankedNode,
+    /// Each lane's leaves and children's best splits.
+    lanes: Vec<Depth2<f64>>,
+    /// One cell's statistics in the set's layout, `[weight, losses.., values..]`, and its rows.
+    stats: Vec<f64>,
+}
+
+impl QuantilePairs {
+    /// At most how many bytes the solver holds for `lanes` quantiles of `data`: the ranked
+    /// node of every row (its columns, and its table of sums: 256 numbers per byte of rows)
+    /// and each lane's numbers per feature.
+    pub fn bytes(data: &Dataset, lanes: usize) -> usize {
+        let (rows, features) = (data.n_rows(), data.n_features());
+        let words = words_for(rows);
+        let node = rows * (4 + 2 * 8) + (features + 5) * words * 8 + words * 8 * 256 * 8;
+        node + lanes * features * 3 * 16
+    }
+
+    /// Per lane, the optimal subtrees of depth ≤ `depth_left` (1 or 2) of the node whose
+    /// rows are `cover`, splitting on `candidates` (each a valid split), with at most 1, 2 and
+    /// 3 branching nodes. `rules[lane]` are that lane's rules (all over `set`), and
+    /// `leaf[lane]` its leaf cost of the node. When the budget runs out, the trees are leaves
+    /// (the caller sees the stop in `budget`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn solve(
+        &mut self,
+        rules: &[Rules<QuantileLane>],
+        set: &QuantileSet,
+        cover: &Cover,
+        candidates: &[u32],
+        leaf: &[f64],
+        depth_left: u32,
+        budget: &mut Budget,
+    ) -> Vec<Trees<f64>> {
+        let (data, weights) = (rules[0].data, rules[0].weights);
+        let (pinball, quantiles) = (set.pinball(), set.quantiles());
+        let ranked = &mut self.ranked;
+        ranked.build(data, cover, candidates, pinball, weights);
+        self.lanes.resize_with(rules.len(), Depth2::default);
+        for lane in &mut self.lanes {
+            lane.leaves.clear();
+            lane.best_left.clear();
+            lane.best_right.clear();
+        }
+        let uniform = weights.uniform();
+        let stats = &mut self.stats;
+        stats.resize(1 + 2 * quantiles.len(), 0.0);
+        let costs = |c: usize, ranked: &RankedNode, stats: &mut [f64]| {
+            let k = quantiles.len();
+            let mut rows = 0;
+            for (lane, &q) in quantiles.iter().enumerate() {
+                let (r, [weight, loss, value]) = ranked.cost(c, q, 1.0, uniform);
+                (rows, stats[0], stats[1 + lane], stats[1 + k + lane]) = (r, weight, loss, value);
+            }
+            rows
+        };
+        let n = candidates.len();
+        for i in 0..n {
+            ranked.fill_sides(i);
+            costs(0, ranked, stats);
+            let zero: Vec<f64> = rules.iter().map(|r| r.objective.leaf_cost(stats)).collect();
+            costs(1, ranked, stats);
+            for ((lane, r), &zero) in self.lanes.iter_mut().zip(rules).zip(&zero) {
+                let side = (zero, r.objective.leaf_cost(stats));
+                lane.leaves.push(side);
+                lane.best_left.push((side.0, None));
+                lane.best_right.push((side.1, None));
+            }
+        }
+        if depth_left >= 2 {
+            let mut cells = vec![([0.0; 4], [0u32; 4], [0.0; 4]); rules.len()];
+            for i in 0..n {
+                if budget.exhausted(false) {
+                    return leaf
+                        .iter()
+                        .map(|&cost| [(cost, Decision::Leaf); 3])
+                        .collect();
+                }
+                for j in i + 1..n {
+                    ranked.fill_cells(i, j);
+                    for c in 0..4 {
+                        let rows = costs(c, ranked, stats);
+                        for ((cost, cell_rows, weight), r) in cells.iter_mut().zip(rules) {
+                            (cost[c], cell_rows[c], weight[c]) =
+                                (r.objective.leaf_cost(stats), rows, stats[0]);
+                        }
+                    }
+                    for ((lane, r), &(cost, rows, weight)) in
+                        self.lanes.iter_mut().zip(rules).zip(&cells)
+                    {
+                        lane.relax_children(r, i, j, cost, rows, weight);
+                    }
+                }
+            }
+        }
+        (self.lanes.iter().zip(rules).zip(leaf))
+            .map(|((lane, r), &cost)| lane.combine(cost, candidates, r.tolerance))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::RowEvaluator;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Every cell of every pair costs what the pinball loss's own evaluator gives its rows,
+        /// for uniform and varied weights (zero weights leave rows out of the node).
+        #[test]
+        fn cells_cost_what_the_evaluator_gives_their_rows(
+            n_rows in 1usize..200,
+            seed in prop::collection::vec(0u8..=255, 200 * 3),
+            targets in prop::collection::vec(prop_oneof![-5.0f64..5.0, (0u8..4).prop_map(f64::from)], 200),
+            w in prop::collection::vec(prop_oneof![Just(0.0), 0.25f64..3.0], 200),
+            weighted in any::<bool>(),
+            q in 0.05f64..0.95,
+        ) {
+            let x: Vec<u8> = seed[..n_rows * 3].iter().map(|&b| (b % 3 == 0) as u8).collect();
+            let data = Dataset::new(&x, n_rows, &vec![0; n_rows], 1).unwrap();
+            let w = weighted.then(|| w[..n_rows].to_vec());
+            prop_assume!(w.as_ref().is_none_or(|w| w.iter().any(|&v| v > 0.0)));
+            let weights = Weights::new(w.as_deref(), n_rows).unwrap();
+            let pinball = Pinball::new(&targets[..n_rows], q, 2.0);
+            let cover = Cover::new(weights.support());
+            let mut node = RankedNode::default();
+            node.build(&data, &cover, &[0, 1, 2], &pinball, &weights);
+            let by_position: Vec<u32> =
+                node.ranks.iter().map(|&r| pinball.row_of(r) as u32).collect();
+            for (i, j) in [(0, 1), (0, 2), (1, 2)] {
+                node.fill_cells(i, j);
+                for c in 0..4 {
+                    let cell = &node.cells[c * node.words..(c + 1) * node.words];
+                    let mut rows: Vec<u32> = (0..node.ranks.len())
+                        .filter(|&p| cell[p / 64] >> (p % 64) & 1 == 1)
+                        .map(|p| by_position[p])
+                        .collect();
+                    rows.sort_unstable();
+                    let (count, stats) = node.cost(c, q, 2.0, weights.uniform());
+                    prop_assert_eq!(count as usize, rows.len());
+                    if rows.is_empty() {
+                        continue;
+                    }
+                    let mut expected = [0.0; 3];
+                    pinball.evaluate(&rows, &weights, &mut expected);
+                    for (a, b) in stats.iter().zip(&expected) {
+                        prop_assert!((a - b).abs() <= 1e-9 * (1.0 + b.abs()), "{:?} {:?}", stats, expected);
+                    }
+                }
+            }
+        }
     }
 }
