@@ -47,8 +47,9 @@ class OptimalTreeRegressor(RegressorMixin, OptimalTreeBase):
     upper_bound : float or None, default=None
         Only trees whose objective is strictly below this value are wanted.
     criterion : {"squared_error", "absolute_error", "quantile"}, default="squared_error"
-        The loss. Squared error uses MurTree's depth-2 solver; the other two need each leaf's
-        rows sorted, and are slower.
+        The loss. Squared error uses MurTree's depth-2 solver over running sums; the other two
+        need each leaf's rows in the order of their targets, and their depth-2 solver works on
+        those ranks (about 8-12x the time of squared error at depth 3).
     quantile : float, default=0.5
         The quantile of ``criterion="quantile"``, in (0, 1).
     quantiles : array-like of float or None, default=None

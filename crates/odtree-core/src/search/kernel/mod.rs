@@ -141,13 +141,18 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
             && !config.constrained();
         let max_depth = config.max_depth.min(data.n_features() as u32);
         let working_bytes = if config.memory.is_bounded() {
-            working_bytes(
-                data,
-                max_depth,
-                statistics.len(),
-                use_depth2,
-                use_similarity,
-            )
+            let ranked = match statistics.pinball() {
+                Some(_) if use_depth2 => depth2::pinball::RankedNode::bytes(data),
+                _ => 0,
+            };
+            ranked
+                + working_bytes(
+                    data,
+                    max_depth,
+                    statistics.len(),
+                    use_depth2,
+                    use_similarity,
+                )
         } else {
             0
         };

@@ -21,7 +21,7 @@ use crate::subproblem::{Cost, Decision};
 /// A node's rows in increasing order of target (their positions), with each candidate's
 /// rows among them; reused from node to node.
 #[derive(Debug, Default)]
-pub(super) struct RankedNode {
+pub(crate) struct RankedNode {
     /// The targets' ranks, increasing: the rows by position.
     ranks: Vec<u32>,
     /// Target and weight by position.
@@ -42,6 +42,13 @@ pub(super) struct RankedNode {
 }
 
 impl RankedNode {
+    /// At most how many bytes a ranked node of `data`'s rows takes: its rows, its columns and
+    /// its table of sums (256 numbers per byte of rows).
+    pub fn bytes(data: &Dataset) -> usize {
+        let (rows, words) = (data.n_rows(), words_for(data.n_rows()));
+        rows * (4 + 2 * 8) + (data.n_features() + 5) * words * 8 + words * 8 * 256 * 8
+    }
+
     /// Lists the rows of `cover` by target and marks each of `candidates`' rows.
     fn build(
         &mut self,
@@ -282,13 +289,9 @@ pub(crate) struct QuantilePairs {
 
 impl QuantilePairs {
     /// At most how many bytes the solver holds for `lanes` quantiles of `data`: the ranked
-    /// node of every row (its columns, and its table of sums: 256 numbers per byte of rows)
-    /// and each lane's numbers per feature.
+    /// node of every row and each lane's numbers per feature.
     pub fn bytes(data: &Dataset, lanes: usize) -> usize {
-        let (rows, features) = (data.n_rows(), data.n_features());
-        let words = words_for(rows);
-        let node = rows * (4 + 2 * 8) + (features + 5) * words * 8 + words * 8 * 256 * 8;
-        node + lanes * features * 3 * 16
+        RankedNode::bytes(data) + lanes * data.n_features() * 3 * 16
     }
 
     /// Per lane, the optimal subtrees of depth ≤ `depth_left` (1 or 2) of the node whose
