@@ -130,20 +130,43 @@ impl RankedNode {
         }
     }
 
-    /// The rows of cell `c` and its statistics as [`Pinball`]'s evaluator writes them:
-    /// `[weight, loss, value]`, the loss that of quantile `q` times `scale`.
+    /// Writes the statistics of cell `c` for each of `quantiles` into `out`, in a quantile
+    /// set's layout `[weight, losses.., values..]` (for one quantile, that of [`Pinball`]'s
+    /// evaluator), each loss times `scale`; returns the cell's rows. `order` is scratch.
     #[inline]
-    fn cost(&self, c: usize, q: f64, scale: f64, uniform: Option<f64>) -> (u32, [f64; 3]) {
+    fn costs(
+        &self,
+        c: usize,
+        quantiles: &[f64],
+        scale: f64,
+        uniform: Option<f64>,
+        out: &mut [f64],
+        order: &mut Vec<(usize, usize, u32)>,
+    ) -> u32 {
         let cell = &self.cells[c * self.words..(c + 1) * self.words];
         let rows: u32 = cell.iter().map(|w| w.count_ones()).sum();
+        if rows == 0 {
+            out.fill(0.0);
+        } else if let Some(w) = uniform {
+            self.costs_uniform(cell, rows, w, quantiles, scale, out, order);
+        } else {
+            let k = quantiles.len();
+            for (lane, &q) in quantiles.iter().enumerate() {
+                let [weight, loss, value] = self.cost_weighted(cell, q, scale);
+                (out[0], out[1 + lane], out[1 + k + lane]) = (weight, loss, value);
+            }
+        }
+        rows
+    }
+
+    /// `[weight, loss, value]` of a non-empty `cell` for quantile `q`, the loss times `scale`:
+    /// the numbers of [`Pinball::losses`], read in one pass over the cell's rows.
+    fn cost_weighted(&self, cell: &[u64], q: f64, scale: f64) -> [f64; 3] {
         let mut positions =
             (cell.iter().enumerate()).flat_map(|(k, &word)| bits_of(word).map(move |b| k * 64 + b));
         let Some(first) = positions.clone().next() else {
-            return (0, [0.0; 3]);
+            return [0.0; 3];
         };
-        if let Some(w) = uniform {
-            return (rows, self.cost_uniform(cell, rows, w, q, scale));
-        }
         let origin = self.targets[first];
         let total: f64 = positions.clone().map(|p| self.weights[p]).sum();
         // the first position where the running weight reaches the quantile's share
@@ -168,34 +191,47 @@ impl RankedNode {
             sum += w * (self.targets[p] - origin);
         }
         let Some((weight_below, sum_below, value)) = below else {
-            return (rows, [weight, 0.0, 0.0]);
+            return [weight, 0.0, 0.0];
         };
         let v = value - origin;
         let above = (sum - sum_below) - v * (weight - weight_below);
         let under = v * weight_below - sum_below;
         let loss = scale * (q * above + (1.0 - q) * under).max(0.0);
-        (rows, [weight, loss, value])
+        [weight, loss, value]
     }
 
-    /// [`cost`](Self::cost)'s statistics of a non-empty `cell` of `rows` rows that each weigh
-    /// `w`: the quantile is the target of the k-th row, found by counting bits, and the sums
-    /// of the targets below it and from it on are read byte by byte from the table of sums.
+    /// [`costs`](Self::costs) of a non-empty `cell` of `rows` rows that each weigh `w`: each
+    /// quantile is the target of the k-th row, found by counting bits, and one pass over the
+    /// cell's bytes reads the sums below each of them and in all from the table of sums.
+    #[allow(clippy::too_many_arguments)]
     #[inline]
-    fn cost_uniform(&self, cell: &[u64], rows: u32, w: f64, q: f64, scale: f64) -> [f64; 3] {
+    fn costs_uniform(
+        &self,
+        cell: &[u64],
+        rows: u32,
+        w: f64,
+        quantiles: &[f64],
+        scale: f64,
+        out: &mut [f64],
+        order: &mut Vec<(usize, usize, u32)>,
+    ) {
         let total = f64::from(rows) * w;
-        let need = q * total * (1.0 - 1e-12);
-        // the first row whose running weight, (k + 1) w, reaches the quantile's share
-        let mut k = ((need / w).ceil() as u32).saturating_sub(1).min(rows - 1);
-        while k > 0 && f64::from(k) * w >= need {
-            k -= 1;
+        // per quantile, the first row whose running weight, (k + 1) w, reaches its share
+        order.clear();
+        for (lane, &q) in quantiles.iter().enumerate() {
+            let need = q * total * (1.0 - 1e-12);
+            let mut k = ((need / w).ceil() as u32).saturating_sub(1).min(rows - 1);
+            while k > 0 && f64::from(k) * w >= need {
+                k -= 1;
+            }
+            while k + 1 < rows && f64::from(k + 1) * w < need {
+                k += 1;
+            }
+            order.push((select(cell, k), lane, k));
         }
-        while k + 1 < rows && f64::from(k + 1) * w < need {
-            k += 1;
-        }
-        let at = select(cell, k);
-        // the bytes before the quantile's, that byte's bits below it, and the rest
-        let (mut below, mut all) = (0.0, 0.0);
-        let (at_byte, at_bit) = (at / 8, at % 8);
+        order.sort_unstable();
+        // the running sum, and each quantile's sum below its row (kept in its loss's slot)
+        let (mut sum, mut next) = (0.0, 0);
         for (idx, &word) in cell.iter().enumerate() {
             if word == 0 {
                 continue;
@@ -203,22 +239,26 @@ impl RankedNode {
             for j in 0..8 {
                 let b = idx * 8 + j;
                 let v = (word >> (8 * j) & 0xff) as usize;
-                let sum = self.sums[b * 256 + v];
-                all += sum;
-                if b < at_byte {
-                    below += sum;
-                } else if b == at_byte {
-                    below += self.sums[b * 256 + (v & ((1 << at_bit) - 1))];
+                let table = &self.sums[b * 256..(b + 1) * 256];
+                while next < order.len() && order[next].0 / 8 == b {
+                    let (at, lane, _) = order[next];
+                    out[1 + lane] = sum + table[v & ((1 << (at % 8)) - 1)];
+                    next += 1;
                 }
+                sum += table[v];
             }
         }
-        let from = all - below;
-        let value = self.targets[at];
-        let v = value - self.targets[0];
-        let above = w * (from - v * f64::from(rows - k));
-        let under = w * (v * f64::from(k) - below);
-        let loss = scale * (q * above + (1.0 - q) * under).max(0.0);
-        [total, loss, value]
+        let n = quantiles.len();
+        out[0] = total;
+        for &(at, lane, k) in order.iter() {
+            let (q, below) = (quantiles[lane], out[1 + lane]);
+            let value = self.targets[at];
+            let v = value - self.targets[0];
+            let above = w * (sum - below - v * f64::from(rows - k));
+            let under = w * (v * f64::from(k) - below);
+            out[1 + lane] = scale * (q * above + (1.0 - q) * under).max(0.0);
+            out[1 + n + lane] = value;
+        }
     }
 }
 
@@ -253,6 +293,7 @@ impl<C: Cost> Depth2<C> {
         let mut ranked = std::mem::take(&mut self.ranked);
         ranked.build(rules.data, node.cover, node.candidates, pinball, weights);
         let (q, scale, uniform) = (pinball.quantile(), pinball.scale(), weights.uniform());
+        let (mut stats, mut order) = ([0.0; 3], Vec::new());
         let n = node.candidates.len();
         let mut complete = true;
         for i in 0..n {
@@ -264,8 +305,8 @@ impl<C: Cost> Depth2<C> {
                 ranked.fill_cells(i, j);
                 let (mut cost, mut rows, mut weight) = ([0.0; 4], [0; 4], [0.0; 4]);
                 for c in 0..4 {
-                    let (r, stats) = ranked.cost(c, q, scale, uniform);
-                    (rows[c], weight[c]) = (r, stats[0]);
+                    rows[c] = ranked.costs(c, &[q], scale, uniform, &mut stats, &mut order);
+                    weight[c] = stats[0];
                     cost[c] = rules.objective.leaf_cost(&stats);
                 }
                 self.relax_children(rules, i, j, cost, rows, weight);
@@ -323,14 +364,9 @@ impl QuantilePairs {
         let uniform = weights.uniform();
         let stats = &mut self.stats;
         stats.resize(1 + 2 * quantiles.len(), 0.0);
-        let costs = |c: usize, ranked: &RankedNode, stats: &mut [f64]| {
-            let k = quantiles.len();
-            let mut rows = 0;
-            for (lane, &q) in quantiles.iter().enumerate() {
-                let (r, [weight, loss, value]) = ranked.cost(c, q, 1.0, uniform);
-                (rows, stats[0], stats[1 + lane], stats[1 + k + lane]) = (r, weight, loss, value);
-            }
-            rows
+        let mut order = Vec::new();
+        let mut costs = |c: usize, ranked: &RankedNode, stats: &mut [f64]| {
+            ranked.costs(c, quantiles, 1.0, uniform, stats, &mut order)
         };
         let n = candidates.len();
         for i in 0..n {
@@ -394,6 +430,7 @@ mod tests {
             w in prop::collection::vec(prop_oneof![Just(0.0), 0.25f64..3.0], 200),
             weighted in any::<bool>(),
             q in 0.05f64..0.95,
+            q2 in 0.05f64..0.95,
         ) {
             let x: Vec<u8> = seed[..n_rows * 3].iter().map(|&b| (b % 3 == 0) as u8).collect();
             let data = Dataset::new(&x, n_rows, &vec![0; n_rows], 1).unwrap();
@@ -415,7 +452,8 @@ mod tests {
                         .map(|p| by_position[p])
                         .collect();
                     rows.sort_unstable();
-                    let (count, stats) = node.cost(c, q, 2.0, weights.uniform());
+                    let mut stats = [0.0; 3];
+                    let count = node.costs(c, &[q], 2.0, weights.uniform(), &mut stats, &mut Vec::new());
                     prop_assert_eq!(count as usize, rows.len());
                     if rows.is_empty() {
                         continue;
@@ -424,6 +462,14 @@ mod tests {
                     pinball.evaluate(&rows, &weights, &mut expected);
                     for (a, b) in stats.iter().zip(&expected) {
                         prop_assert!((a - b).abs() <= 1e-9 * (1.0 + b.abs()), "{:?} {:?}", stats, expected);
+                    }
+                    // two quantiles at once, as the quantiles driver asks
+                    let set = QuantileSet::new(&targets[..n_rows], &[q2, q]);
+                    let (mut both, mut expected) = ([0.0; 5], [0.0; 5]);
+                    node.costs(c, set.quantiles(), 1.0, weights.uniform(), &mut both, &mut Vec::new());
+                    set.evaluate(&rows, &weights, &mut expected);
+                    for (a, b) in both.iter().zip(&expected) {
+                        prop_assert!((a - b).abs() <= 1e-9 * (1.0 + b.abs()), "{:?} {:?}", both, expected);
                     }
                 }
             }
