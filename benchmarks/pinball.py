@@ -17,13 +17,11 @@ Examples::
 from __future__ import annotations
 
 import argparse
-import math
 import sys
-import time
 from functools import partial
 
 import numpy as np
-from sklearn.datasets import load_diabetes, make_friedman1
+from regression import add_data_arguments, fastest, regression_sets
 
 #: The losses timed: (label, regressor keywords).
 LOSSES = [
@@ -34,24 +32,10 @@ LOSSES = [
 ]
 
 
-def fastest(make, X, y, repeats: int):
-    """The time of the fastest of ``repeats`` fits of ``make()`` on (X, y), and its model."""
-    best = (math.inf, None)
-    for _ in range(repeats):
-        model = make()
-        start = time.perf_counter()
-        model.fit(X, y)
-        best = min(best, (time.perf_counter() - start, model), key=lambda pair: pair[0])
-    return best
-
-
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--depths", default="2,3,4", help="comma-separated depths (default: 2,3,4)")
-    parser.add_argument("--thresholds", type=int, default=10,
-                        help="thresholds per column of the binarizer (default: 10)")
-    parser.add_argument("--friedman-rows", type=int, default=2000, dest="friedman_rows",
-                        help="rows of make_friedman1 (default: 2000)")
+    add_data_arguments(parser)
     parser.add_argument("--repeats", type=int, default=2, help="fits per loss (default: 2)")
     parser.add_argument("--time-limit", type=float, default=120.0, dest="time_limit",
                         help="seconds per fit (default: 120)")
@@ -59,11 +43,7 @@ def main(argv: list[str]) -> int:
 
     from odtree import Binarizer, OptimalTreeRegressor
 
-    sets = {
-        "diabetes": load_diabetes(return_X_y=True),
-        f"friedman1 ({args.friedman_rows} rows)": make_friedman1(
-            n_samples=args.friedman_rows, random_state=0),
-    }
+    sets = regression_sets(args)
     print("| data | depth | loss | seconds | ratio to squared error | objective |")
     print("|---|---|---|---|---|---|")
     for name, (X, y) in sets.items():

@@ -34,24 +34,34 @@ def fastest(make, X, y, repeats: int):
     return best
 
 
-def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--depths", default="3,4", help="comma-separated depths (default: 3,4)")
+def add_data_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options that shape the data: thresholds per column, rows of friedman1."""
     parser.add_argument("--thresholds", type=int, default=10,
                         help="thresholds per column of the binarizer (default: 10)")
     parser.add_argument("--friedman-rows", type=int, default=2000, dest="friedman_rows",
                         help="rows of make_friedman1 (default: 2000)")
+
+
+def regression_sets(args: argparse.Namespace) -> dict:
+    """The two data sets by name, each ``(X, y)`` with numeric columns."""
+    return {
+        "diabetes": load_diabetes(return_X_y=True),
+        f"friedman1 ({args.friedman_rows} rows)": make_friedman1(
+            n_samples=args.friedman_rows, random_state=0),
+    }
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--depths", default="3,4", help="comma-separated depths (default: 3,4)")
+    add_data_arguments(parser)
     parser.add_argument("--repeats", type=int, default=2, help="fits per solver (default: 2)")
     args = parser.parse_args(argv)
 
     from odtree import Binarizer, OptimalTreeRegressor
     from pystreed import STreeDRegressor
 
-    sets = {
-        "diabetes": load_diabetes(return_X_y=True),
-        f"friedman1 ({args.friedman_rows} rows)": make_friedman1(
-            n_samples=args.friedman_rows, random_state=0),
-    }
+    sets = regression_sets(args)
     print("| data | binary features | depth | odtree s | pystreed s | ratio |")
     print("|---|---|---|---|---|---|")
     agree = True
