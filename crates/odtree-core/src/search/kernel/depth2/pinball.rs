@@ -18,6 +18,10 @@ use crate::objective::{Objective, Pinball, QuantileLane, QuantileSet};
 use crate::stats::Weights;
 use crate::subproblem::{Cost, Decision};
 
+/// The most rows a node's table of sums is built for (256 numbers per byte of rows: 16 MiB
+/// here); a larger node's cells are walked row by row.
+const TABLE_ROWS: usize = 1 << 16;
+
 /// A node's rows in increasing order of target (their positions), with each candidate's
 /// rows among them; reused from node to node.
 #[derive(Debug, Default)]
@@ -27,9 +31,10 @@ pub(crate) struct RankedNode {
     /// Target and weight by position.
     targets: Vec<f64>,
     weights: Vec<f64>,
-    /// With uniform weights, `sums[b * 256 + v]`: the sum of `target − targets[0]` over the
-    /// positions `8b + i` of the bits i of the byte value v (MurTree-style lookup of a
-    /// byte's contribution, so that a cell's sums take one step per byte, not per row).
+    /// With uniform weights and at most [`TABLE_ROWS`] rows, `sums[b * 256 + v]`: the sum of
+    /// `target − targets[0]` over the positions `8b + i` of the bits i of the byte value v
+    /// (a lookup of a byte's contribution, so that a cell's sums take one step per byte,
+    /// not per row).
     sums: Vec<f64>,
     /// Words per bitset of positions.
     words: usize,
@@ -46,7 +51,8 @@ impl RankedNode {
     /// its table of sums (256 numbers per byte of rows).
     pub fn bytes(data: &Dataset) -> usize {
         let (rows, words) = (data.n_rows(), words_for(data.n_rows()));
-        rows * (4 + 2 * 8) + (data.n_features() + 5) * words * 8 + words * 8 * 256 * 8
+        let table = words_for(rows.min(TABLE_ROWS)) * 8 * 256 * 8;
+        rows * (4 + 2 * 8) + (data.n_features() + 5) * words * 8 + table
     }
 
     /// Lists the rows of `cover` by target and marks each of `candidates`' rows.
@@ -85,7 +91,7 @@ impl RankedNode {
         }
         self.cells.resize(4 * self.words, 0);
         self.sums.clear();
-        if weights.uniform().is_some() && m > 0 {
+        if weights.uniform().is_some() && m > 0 && m <= TABLE_ROWS {
             let floor = self.targets[0];
             self.sums.resize(self.words * 8 * 256, 0.0);
             for (b, table) in self.sums.chunks_exact_mut(256).enumerate() {
@@ -147,7 +153,7 @@ impl RankedNode {
         let rows: u32 = cell.iter().map(|w| w.count_ones()).sum();
         if rows == 0 {
             out.fill(0.0);
-        } else if let Some(w) = uniform {
+        } else if let (Some(w), false) = (uniform, self.sums.is_empty()) {
             self.costs_uniform(cell, rows, w, quantiles, scale, out, order);
         } else {
             let k = quantiles.len();
@@ -421,7 +427,8 @@ mod tests {
 
     proptest! {
         /// Every cell of every pair costs what the pinball loss's own evaluator gives its rows,
-        /// for uniform and varied weights (zero weights leave rows out of the node).
+        /// for uniform and varied weights (zero weights leave rows out of the node), with the
+        /// table of sums and without.
         #[test]
         fn cells_cost_what_the_evaluator_gives_their_rows(
             n_rows in 1usize..200,
@@ -443,7 +450,11 @@ mod tests {
             node.build(&data, &cover, &[0, 1, 2], &pinball, &weights);
             let by_position: Vec<u32> =
                 node.ranks.iter().map(|&r| pinball.row_of(r) as u32).collect();
-            for (i, j) in [(0, 1), (0, 2), (1, 2)] {
+            // with the table of sums, then as a node too large for one
+            for (tables, (i, j)) in [true, false].into_iter().flat_map(|t| [(t, (0, 1)), (t, (0, 2)), (t, (1, 2))]) {
+                if !tables {
+                    node.sums.clear();
+                }
                 node.fill_cells(i, j);
                 for c in 0..4 {
                     let cell = &node.cells[c * node.words..(c + 1) * node.words];
