@@ -26,6 +26,22 @@ def test_threads_give_the_tree_of_one(name, depth):
         assert many.status_ == "optimal"
 
 
+@pytest.mark.parametrize("name,settings", [
+    ("vote", dict(ccp_alpha=0.005)),
+    ("anneal", dict(lexicographic=True)),
+    ("tic-tac-toe", dict(ccp_alpha=0.002, lexicographic=True)),
+])
+def test_threads_break_ties_as_one_with_a_penalty_or_the_leaf_count(name, settings):
+    """At depth 4 the first trees solve the root to depth 3 before the proof; the subtrees
+    they leave decide ties between trees of equal cost, so they run on one thread."""
+    X, y = load_benchmark(name)
+    one = OptimalTreeClassifier(max_depth=4, **settings).fit(X, y)
+    for n_jobs in (2, 4):
+        many = OptimalTreeClassifier(max_depth=4, n_jobs=n_jobs, **settings).fit(X, y)
+        assert many.objective_ == one.objective_
+        assert _tree_arrays(many) == _tree_arrays(one)
+
+
 def test_threads_under_node_limits_penalty_and_weights():
     X, y = load_benchmark("heart-cleveland")
     weights = np.random.default_rng(0).integers(1, 4, len(y)).astype(float)

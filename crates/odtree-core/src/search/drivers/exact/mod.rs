@@ -458,7 +458,7 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Engine<'a, I, O, C> {
             rows,
             bound: node_bound,
         };
-        if !self.runs_parallel(level) || !self.branch_parallel(level, &node, &mut split) {
+        if !self.runs_parallel(level, limits) || !self.branch_parallel(level, &node, &mut split) {
             for index in 0..level.candidates.len() {
                 if self.try_split(level, index, &node, &mut split) {
                     break;
