@@ -94,23 +94,14 @@ pub fn rashomon_set<'py>(
     out.set_item("optimum", found.optimum)?;
     out.set_item("bound", found.bound)?;
     out.set_item("count", found.count)?;
-    let costs: Vec<f64> = found.trees.iter().map(|tree| tree.cost).collect();
-    out.set_item("costs", PyArray1::from_vec(py, costs))?;
     // flat arrays, so that Python makes four objects whatever the number of trees
-    let n_nodes: usize = found.trees.iter().map(|tree| tree.codes.len()).sum();
-    let mut sizes = Vec::with_capacity(found.trees.len());
-    let mut codes = Vec::with_capacity(n_nodes);
-    let mut weights = Vec::new();
-    let mut rows = Vec::with_capacity(n_nodes);
-    for tree in found.trees {
-        sizes.push(tree.codes.len() as i64);
-        codes.extend(tree.codes);
-        weights.extend(tree.weights);
-        rows.extend(tree.rows.iter().map(|&count| i64::from(count)));
-    }
+    let trees = found.trees;
+    let sizes: Vec<i64> = trees.sizes.iter().map(|&size| i64::from(size)).collect();
+    let rows: Vec<i64> = trees.rows.iter().map(|&count| i64::from(count)).collect();
+    out.set_item("costs", PyArray1::from_vec(py, trees.costs))?;
     out.set_item("sizes", PyArray1::from_vec(py, sizes))?;
-    out.set_item("codes", PyArray1::from_vec(py, codes))?;
-    out.set_item("node_weights", PyArray1::from_vec(py, weights))?;
+    out.set_item("codes", PyArray1::from_vec(py, trees.codes))?;
+    out.set_item("node_weights", PyArray1::from_vec(py, trees.weights))?;
     out.set_item("node_rows", PyArray1::from_vec(py, rows))?;
     out.set_item("stopped", found.stopped.map(|stop| stop.as_str()))?;
     out.set_item("wipes", found.wipes)?;

@@ -2,7 +2,7 @@
 //! optima and histograms in shards, each behind its own lock, so that threads rarely wait
 //! for one another; and what it all takes, to keep to a memory limit.
 
-use super::{Histogram, Key};
+use super::{Histogram, Key, Solved};
 use rustc_hash::{FxHashMap, FxHasher};
 use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -13,7 +13,7 @@ const SHARDS: usize = 64;
 
 /// The optima and histograms of subproblems.
 pub(super) struct Kept {
-    optima: Vec<Mutex<FxHashMap<Key, f64>>>,
+    optima: Vec<Mutex<FxHashMap<Key, Solved>>>,
     /// Per subproblem: the budget its histogram covers, and the histogram.
     histograms: Vec<Mutex<FxHashMap<Key, (f64, Histogram)>>>,
     /// Bytes kept, as counted.
@@ -33,24 +33,24 @@ impl Kept {
     }
 
     /// The shard of `key`.
-    fn shard(key: &Key) -> usize {
+    fn shard(key: &[u64]) -> usize {
         let mut hasher = FxHasher::default();
         key.hash(&mut hasher);
         (hasher.finish() >> 32) as usize % SHARDS
     }
 
-    /// The kept optimum of `key`.
-    pub fn optimum(&self, key: &Key) -> Option<f64> {
+    /// The kept optimum of `key`, with its leaf.
+    pub fn optimum(&self, key: &[u64]) -> Option<Solved> {
         lock(&self.optima[Self::shard(key)]).get(key).copied()
     }
 
-    /// Keeps the optimum of `key`.
-    pub fn keep_optimum(&self, key: Key, cost: f64) {
-        lock(&self.optima[Self::shard(&key)]).insert(key, cost);
+    /// Keeps the optimum of `key`, with its leaf.
+    pub fn keep_optimum(&self, key: Key, solved: Solved) {
+        lock(&self.optima[Self::shard(&key)]).insert(key, solved);
     }
 
     /// The kept histogram of `key`, with the budget it covers.
-    pub fn histogram(&self, key: &Key) -> Option<(f64, Histogram)> {
+    pub fn histogram(&self, key: &[u64]) -> Option<(f64, Histogram)> {
         lock(&self.histograms[Self::shard(key)]).get(key).cloned()
     }
 

@@ -25,6 +25,7 @@ use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
 mod kept;
+mod listing;
 #[cfg(test)]
 mod tests;
 mod threads;
@@ -33,17 +34,7 @@ mod threads;
 /// then the other), a leaf predicting class `c` is `-1 - c`.
 pub type Codes = Vec<i64>;
 
-/// A listed tree: its cost, its codes, and each node's statistics (in pre-order, one run per
-/// node: the class weights; for squared error the weight and weighted sums of the targets
-/// and their squares; for the pinball loss the weight, the weight times the node's quantile,
-/// and its loss) and rows.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Listed {
-    pub cost: f64,
-    pub codes: Codes,
-    pub weights: Vec<f64>,
-    pub rows: Vec<u32>,
-}
+pub use listing::{Listed, ListedTrees};
 
 /// Subtree costs, sorted, each with the number of subtrees that have it.
 type Histogram = Arc<Vec<(f64, u128)>>;
@@ -51,14 +42,34 @@ type Histogram = Arc<Vec<(f64, u128)>>;
 /// A set of rows, as a bitset.
 type Rows = Box<[u64]>;
 
-/// A set of rows and the depth left.
-type Key = (Rows, u32);
+/// A set of rows and the depth left: the rows' words, then the depth.
+type Key = Box<[u64]>;
 
-/// A node of a listed tree: the statistics of its rows (see `Listed::weights`) and their
-/// number.
-pub(super) struct Node {
-    weights: Vec<f64>,
-    rows: u32,
+/// The key of `rows` at `depth`.
+fn key(rows: &[u64], depth: u32) -> Key {
+    rows.iter().copied().chain([u64::from(depth)]).collect()
+}
+
+/// `find` given the key of `rows` at `depth`, built in a buffer kept per thread rather than
+/// allocated: most keys are only looked up.
+fn with_key<T>(rows: &[u64], depth: u32, find: impl FnOnce(&[u64]) -> T) -> T {
+    thread_local! {
+        static PROBE: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    PROBE.with_borrow_mut(|probe| {
+        probe.clear();
+        probe.extend_from_slice(rows);
+        probe.push(u64::from(depth));
+        find(probe)
+    })
+}
+
+/// A subproblem solved: its optimum, and its leaf's cost and class.
+#[derive(Clone, Copy)]
+struct Solved {
+    cost: f64,
+    leaf: f64,
+    class: u32,
 }
 
 /// The search over one dataset.
@@ -112,7 +123,7 @@ pub struct RashomonSet {
     pub count: u128,
     /// The trees listed, cheapest first (ties in the order of their codes): all of them, or
     /// the cheapest `max_trees`.
-    pub trees: Vec<Listed>,
+    pub trees: ListedTrees,
     /// Why the search stopped early, if it did: then `bound`, `count` and `trees` are those of
     /// the last budget completed, a prefix of the full set in cost order.
     pub stopped: Option<Stop>,
@@ -221,15 +232,14 @@ impl<'a> Rashomon<'a> {
         }
     }
 
-    /// Whether a split into `left` and `right` makes trivial splits that must be left out:
-    /// the two leaves' costs when both children, as leaves, predict the same class.
-    fn trivial_pair(&self, left: &[u64], right: &[u64]) -> Option<(f64, f64)> {
+    /// Whether a split into children solved as `left` and `right` makes trivial splits that
+    /// must be left out: the two leaves' costs when both children, as leaves, predict the
+    /// same class.
+    fn trivial_pair(&self, left: Solved, right: Solved) -> Option<(f64, f64)> {
         if self.trivial_splits || !matches!(self.loss, Loss::Classes) {
             return None;
         }
-        let ((cost_left, class_left), (cost_right, class_right)) =
-            (self.leaf(left), self.leaf(right));
-        (class_left == class_right).then_some((cost_left, cost_right))
+        (left.class == right.class).then_some((left.leaf, right.leaf))
     }
 
     /// The same search keeping at most `max_bytes` of optima and histograms: past it, both
@@ -385,27 +395,41 @@ impl<'a> Rashomon<'a> {
     /// The least cost of a tree of depth at most `depth` over `rows`; once the budget has run
     /// out, only an upper bound of it (and not kept).
     fn optimum(&mut self, rows: &[u64], depth: u32) -> f64 {
-        let key: Key = (rows.into(), depth);
-        if let Some(cost) = self.kept.optimum(&key) {
-            return cost;
+        self.solved(rows, depth).cost
+    }
+
+    /// [`Rashomon::optimum`], with the leaf over `rows`.
+    fn solved(&mut self, rows: &[u64], depth: u32) -> Solved {
+        if let Some(solved) = with_key(rows, depth, |key| self.kept.optimum(key)) {
+            return solved;
         }
-        let mut best = self.leaf(rows).0;
+        let (leaf, class) = self.leaf(rows);
+        let mut best = leaf;
         if depth > 0 {
             for at in 0..self.allowed.len() {
                 if self.budget.check().is_some() {
-                    return best;
+                    return Solved {
+                        cost: best,
+                        leaf,
+                        class,
+                    };
                 }
                 if let Some(cost) = self.split_optimum(rows, depth, self.allowed[at]) {
                     best = best.min(cost);
                 }
             }
         }
+        let solved = Solved {
+            cost: best,
+            leaf,
+            class,
+        };
         if self.budget.stopped().is_some() {
-            return best; // a child's answer was cut short: not the optimum
+            return solved; // a child's answer was cut short: not the optimum
         }
-        self.kept.keep_optimum(key, best);
-        self.kept.count(self.key_bytes() + 8, self.max_bytes);
-        best
+        self.kept.keep_optimum(key(rows, depth), solved);
+        self.kept.count(self.key_bytes() + 24, self.max_bytes);
+        solved
     }
 
     /// The least cost of a tree over `rows` of depth at most `depth` (at least 1) splitting
@@ -418,8 +442,7 @@ impl<'a> Rashomon<'a> {
     /// The costs of every tree of depth at most `depth` over `rows` costing at most `bound`,
     /// with their counts; `None` when the budget ran out.
     fn histogram(&mut self, rows: &[u64], depth: u32, bound: f64) -> Option<Histogram> {
-        let key: Key = (rows.into(), depth);
-        if let Some((covered, histogram)) = self.kept.histogram(&key) {
+        if let Some((covered, histogram)) = with_key(rows, depth, |key| self.kept.histogram(key)) {
             if covered >= bound {
                 let within = histogram.partition_point(|&(c, _)| c <= bound + self.tolerance);
                 return Some(if within == histogram.len() {
@@ -444,7 +467,8 @@ impl<'a> Rashomon<'a> {
         }
         let histogram = Arc::new(merged(costs));
         let bytes = self.key_bytes() + 32 * histogram.len();
-        self.kept.keep_histogram(key, bound, histogram.clone());
+        self.kept
+            .keep_histogram(key(rows, depth), bound, histogram.clone());
         self.kept.count(bytes, self.max_bytes);
         Some(histogram)
     }
@@ -463,17 +487,18 @@ impl<'a> Rashomon<'a> {
         let Some((left, right)) = self.split(rows, feature) else {
             return Some(());
         };
-        let (low_left, low_right) = (
-            self.optimum(&left, depth - 1),
-            self.optimum(&right, depth - 1),
+        let (solved_left, solved_right) = (
+            self.solved(&left, depth - 1),
+            self.solved(&right, depth - 1),
         );
+        let (low_left, low_right) = (solved_left.cost, solved_right.cost);
         if low_left + low_right > bound + self.tolerance {
             return Some(());
         }
         let lefts = self.histogram(&left, depth - 1, bound - low_right)?;
         let rights = self.histogram(&right, depth - 1, bound - low_left)?;
         // the pair of two leaves is one of the pairs of their costs' buckets
-        let trivial = self.trivial_pair(&left, &right);
+        let trivial = self.trivial_pair(solved_left, solved_right);
         for &(cost, count) in lefts.iter() {
             for &(other, times) in rights.iter() {
                 if cost + other > bound + self.tolerance {
@@ -490,98 +515,6 @@ impl<'a> Rashomon<'a> {
             }
         }
         Some(())
-    }
-
-    /// Appends to `out` every tree of depth at most `depth` over `rows` costing at most
-    /// `bound`.
-    fn trees(&mut self, rows: &[u64], depth: u32, bound: f64, out: &mut Vec<Listed>) {
-        let here = self.node(rows);
-        let (leaf, class) = self.leaf_of(rows, &here.weights);
-        if leaf <= bound + self.tolerance {
-            out.push(Listed {
-                cost: leaf,
-                codes: vec![-1 - i64::from(class)],
-                weights: here.weights.clone(),
-                rows: vec![here.rows],
-            });
-        }
-        if depth == 0 {
-            return;
-        }
-        for at in 0..self.allowed.len() {
-            if self.budget.check().is_some() {
-                return;
-            }
-            self.split_trees(rows, &here, depth, self.allowed[at], bound, out);
-        }
-    }
-
-    /// The statistics and number of `rows`, as a listed tree's node holds them.
-    pub(super) fn node(&self, rows: &[u64]) -> Node {
-        Node {
-            weights: self.class_weights(rows),
-            rows: count_rows(rows),
-        }
-    }
-
-    /// Appends to `out` every tree over `rows` (its node `here`) of depth at most `depth` (at
-    /// least 1) splitting on `feature` first and costing at most `bound`.
-    pub(super) fn split_trees(
-        &mut self,
-        rows: &[u64],
-        here: &Node,
-        depth: u32,
-        feature: u32,
-        bound: f64,
-        out: &mut Vec<Listed>,
-    ) {
-        let Some((left, right)) = self.split(rows, feature) else {
-            return;
-        };
-        let (low_left, low_right) = (
-            self.optimum(&left, depth - 1),
-            self.optimum(&right, depth - 1),
-        );
-        if low_left + low_right > bound + self.tolerance {
-            return;
-        }
-        let trivial = self.trivial_pair(&left, &right).is_some();
-        // each side listed once, within what the other side's optimum leaves, and paired in
-        // cost order as the histograms are
-        let (mut lefts, mut rights) = (Vec::new(), Vec::new());
-        self.trees(&left, depth - 1, bound - low_right, &mut lefts);
-        self.trees(&right, depth - 1, bound - low_left, &mut rights);
-        rights.sort_by(|a, b| a.cost.total_cmp(&b.cost));
-        for first in &lefts {
-            for second in &rights {
-                if first.cost + second.cost > bound + self.tolerance {
-                    break;
-                }
-                if trivial && first.codes.len() == 1 && second.codes.len() == 1 {
-                    continue; // two leaves predicting the same class
-                }
-                let mut codes = Vec::with_capacity(1 + first.codes.len() + second.codes.len());
-                codes.push(i64::from(feature));
-                codes.extend_from_slice(&first.codes);
-                codes.extend_from_slice(&second.codes);
-                let mut weights = Vec::with_capacity(
-                    here.weights.len() + first.weights.len() + second.weights.len(),
-                );
-                weights.extend_from_slice(&here.weights);
-                weights.extend_from_slice(&first.weights);
-                weights.extend_from_slice(&second.weights);
-                let mut counts = Vec::with_capacity(codes.len());
-                counts.push(here.rows);
-                counts.extend_from_slice(&first.rows);
-                counts.extend_from_slice(&second.rows);
-                out.push(Listed {
-                    cost: first.cost + second.cost,
-                    codes,
-                    weights,
-                    rows: counts,
-                });
-            }
-        }
     }
 
     /// The set of trees of depth at most `depth` costing at most `(1 + epsilon)` times the
@@ -610,7 +543,7 @@ impl<'a> Rashomon<'a> {
             optimum,
             bound: optimum,
             count: 0,
-            trees: Vec::new(),
+            trees: ListedTrees::default(),
             stopped: None,
             wipes: 0,
         };
@@ -648,18 +581,13 @@ impl<'a> Rashomon<'a> {
                 }
                 None => bound,
             };
-            let mut trees = self.root_trees(&mut forks, &root, depth, upto);
+            let arenas = self.root_trees(&mut forks, &root, depth, upto);
             if self.budget.stopped().is_some() {
                 found.stopped = self.budget.stopped();
                 found.wipes = self.kept.wipes();
                 return Ok(found);
             }
-            trees.sort_by(|a, b| {
-                a.cost
-                    .total_cmp(&b.cost)
-                    .then_with(|| a.codes.cmp(&b.codes))
-            });
-            trees.truncate(max_trees.unwrap_or(usize::MAX));
+            let trees = ListedTrees::sorted(&arenas, max_trees.unwrap_or(usize::MAX));
             found = RashomonSet {
                 optimum,
                 bound,

@@ -82,7 +82,7 @@ proptest! {
             prop_assert!((listed.cost - want).abs() <= 1e-9 * (1.0 + want));
             // equal costs may list equal-cost trees in either order only when rounding differs
             if (listed.cost - want).abs() == 0.0 {
-                prop_assert_eq!(&listed.codes, want_codes);
+                prop_assert_eq!(listed.codes, want_codes.as_slice());
             }
             // each node's class weights: the root's are every row's
             prop_assert_eq!(listed.weights.len(), 3 * listed.codes.len());

@@ -2,7 +2,8 @@
 //! same settings, the same kept subproblems) and takes every `n`-th feature of the root. The
 //! set found is the same as on one thread.
 
-use super::{merged, Histogram, Listed, Rashomon};
+use super::listing::Parts;
+use super::{merged, Histogram, Rashomon};
 use std::sync::Arc;
 
 impl<'a> Rashomon<'a> {
@@ -116,32 +117,33 @@ impl<'a> Rashomon<'a> {
         Some(Arc::new(merged(costs)))
     }
 
-    /// Every tree of depth at most `depth` over the `root` rows costing at most `bound`.
+    /// Every tree of depth at most `depth` over the `root` rows costing at most `bound`, as
+    /// the parts of arenas (one per thread) and their listed trees.
     pub(super) fn root_trees(
         &mut self,
         forks: &mut [Self],
         root: &[u64],
         depth: u32,
         bound: f64,
-    ) -> Vec<Listed> {
-        let mut trees = Vec::new();
+    ) -> Vec<(Parts, Vec<u32>)> {
+        let (mut parts, mut tops) = (Parts::default(), Vec::new());
         if forks.is_empty() {
-            self.trees(root, depth, bound, &mut trees);
-            return trees;
+            self.trees(root, depth, bound, &mut parts, &mut tops);
+            return vec![(parts, tops)];
         }
-        let parts = self.on_forks(forks, |fork, features| {
-            let mut trees = Vec::new();
-            let here = fork.node(root);
+        let mut arenas = self.on_forks(forks, |fork, features| {
+            let (mut parts, mut tops) = (Parts::default(), Vec::new());
+            let node = fork.node(root, &mut parts);
             for &f in features {
                 if fork.budget.check().is_some() {
                     break;
                 }
-                fork.split_trees(root, &here, depth, f, bound, &mut trees);
+                fork.split_trees(root, node, depth, f, bound, &mut parts, &mut tops);
             }
-            trees
+            (parts, tops)
         });
-        self.trees(root, 0, bound, &mut trees);
-        trees.extend(parts.into_iter().flatten());
-        trees
+        self.trees(root, 0, bound, &mut parts, &mut tops);
+        arenas.push((parts, tops));
+        arenas
     }
 }
