@@ -11,7 +11,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d
+from sklearn.utils.validation import _num_samples, check_is_fitted, column_or_1d
 
 from .._search.fitting import one_fit_at_a_time
 from .._search.memory import parse_bytes
@@ -153,11 +153,14 @@ class _RashomonBase(BaseEstimator):
         y = column_or_1d(y, warn=True)
         labels, n_labels, targets = self._targets(y)
         strategy = "midpoints" if self.thresholds == "exact" else "quantile"
-        binarizer = Binarizer(strategy=strategy, n_thresholds=self.n_thresholds).fit(
-            X, y, sample_weight)
-        binary = np.ascontiguousarray(binarizer.transform(X), dtype=np.uint8)
-        if len(y) != len(binary):
-            raise ValueError(f"y has {len(y)} rows; X has {len(binary)}")
+        binarizer = Binarizer(strategy=strategy, n_thresholds=self.n_thresholds)
+        # X read and checked once: the binary matrix of the rows of positive weight
+        binary = np.ascontiguousarray(binarizer._fit_kept(X, y, sample_weight), dtype=np.uint8)
+        if binarizer.stopped_ == "interrupted":
+            raise KeyboardInterrupt
+        n_rows = _num_samples(X)
+        if len(y) != n_rows:
+            raise ValueError(f"y has {len(y)} rows; X has {n_rows}")
         weight = np.ones(len(y)) if sample_weight is None else \
             np.asarray(sample_weight, dtype=np.float64)
         if weight.shape != (len(y),) or not np.all(np.isfinite(weight)) or np.any(weight < 0):
@@ -167,8 +170,8 @@ class _RashomonBase(BaseEstimator):
             raise ValueError("every sample weight is 0: there is nothing to fit")
         if targets is not None:
             targets = np.ascontiguousarray(targets[kept], dtype=np.float64)
-        return (binarizer, binary[kept], labels[kept].astype(np.uint32), n_labels,
-                weight[kept], targets)
+        return (binarizer, binary, labels[kept].astype(np.uint32), n_labels, weight[kept],
+                targets)
 
     def _importances(self, run, found, binarizer, total, deadline) -> None:
         """``usage_`` and ``removal_loss_``: per input column, the set's trees without it are
@@ -459,7 +462,8 @@ class RashomonSet(ClassifierMixin, _RashomonBase):
         return {"trivial_splits": self.trivial_splits}
 
     def _targets(self, y):
-        check_classification_targets(y)
+        if y.dtype.kind not in "biuUS":  # ints, bools and strings are always class labels
+            check_classification_targets(y)
         self.classes_, codes = np.unique(y, return_inverse=True)
         return codes, len(self.classes_), None
 
