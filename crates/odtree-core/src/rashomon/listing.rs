@@ -208,9 +208,13 @@ impl Rashomon<'_> {
         out: &mut Vec<u32>,
     ) {
         let listed = with_key(rows, depth, |key| {
-            let (covered, list) = parts.lists.get(key)?;
+            let (_, list) = parts
+                .lists
+                .get(key)
+                .filter(|(covered, _)| *covered >= bound)?;
             let within = list.partition_point(|&p| parts.cost(p) <= bound + self.tolerance);
-            (*covered >= bound).then(|| out.extend_from_slice(&list[..within]))
+            out.extend_from_slice(&list[..within]);
+            Some(())
         });
         if listed.is_some() {
             return;
