@@ -177,14 +177,14 @@ class RashomonResult(TypedDict):
     #: How often the kept optima and histograms were wiped to stay within ``max_bytes``.
     wipes: int
     #: Each listed tree's number of nodes.
-    sizes: _Ints
+    sizes: NDArray[np.uint32]
     #: The listed trees one after another, each in pre-order: a split as its feature, a leaf
     #: as ``-1 - class``.
     codes: _Ints
     #: Each node's class weights (``n_classes`` a node), in the order of ``codes``.
     node_weights: _Floats
     #: Each node's rows, in the order of ``codes``.
-    node_rows: _Ints
+    node_rows: NDArray[np.uint32]
     #: ``None``, ``"time_limit"`` or ``"interrupted"``.
     stopped: str | None
 

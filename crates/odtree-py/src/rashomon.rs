@@ -96,13 +96,11 @@ pub fn rashomon_set<'py>(
     out.set_item("count", found.count)?;
     // flat arrays, so that Python makes four objects whatever the number of trees
     let trees = found.trees;
-    let sizes: Vec<i64> = trees.sizes.iter().map(|&size| i64::from(size)).collect();
-    let rows: Vec<i64> = trees.rows.iter().map(|&count| i64::from(count)).collect();
     out.set_item("costs", PyArray1::from_vec(py, trees.costs))?;
-    out.set_item("sizes", PyArray1::from_vec(py, sizes))?;
+    out.set_item("sizes", PyArray1::from_vec(py, trees.sizes))?;
     out.set_item("codes", PyArray1::from_vec(py, trees.codes))?;
     out.set_item("node_weights", PyArray1::from_vec(py, trees.weights))?;
-    out.set_item("node_rows", PyArray1::from_vec(py, rows))?;
+    out.set_item("node_rows", PyArray1::from_vec(py, trees.rows))?;
     out.set_item("stopped", found.stopped.map(|stop| stop.as_str()))?;
     out.set_item("wipes", found.wipes)?;
     Ok(out)

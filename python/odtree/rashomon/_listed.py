@@ -5,18 +5,25 @@ from __future__ import annotations
 import numpy as np
 
 
+def _integers(values) -> np.ndarray:
+    """``values`` as an array of integers: as they are if they are, else as 64-bit ones."""
+    values = np.asarray(values)
+    return values if values.dtype.kind in "iu" else values.astype(np.int64)
+
+
 class Listed:
     """The listed trees, one after another: ``codes`` (each tree in pre-order, a split as its
     feature, a leaf as ``-1 - class``), ``stats`` (a row of node statistics per node) and
     ``rows`` (each node's rows), with ``starts[i]`` where tree ``i`` begins. Indexing gives a
-    tree's ``(codes, stats, rows)`` as views; slicing gives the ``Listed`` of those trees."""
+    tree's ``(codes, stats, rows)`` as views; slicing gives the ``Listed`` of those trees.
+    Arrays of integers are kept in their own integer type (the search's rows are 32-bit), not
+    copied."""
 
     def __init__(self, sizes, codes, stats, rows, n_stats: int):
-        sizes = np.asarray(sizes, dtype=np.int64)
-        self.starts = np.concatenate(([0], np.cumsum(sizes)))
-        self.codes = np.asarray(codes, dtype=np.int64)
+        self.starts = np.concatenate(([0], np.cumsum(sizes, dtype=np.int64)))
+        self.codes = _integers(codes)
         self.stats = np.asarray(stats, dtype=np.float64).reshape(len(self.codes), n_stats)
-        self.rows = np.asarray(rows, dtype=np.int64)
+        self.rows = _integers(rows)
         if len(self.rows) != len(self.codes) or self.starts[-1] != len(self.codes):
             raise ValueError("the listed trees' sizes, codes and rows disagree")
 

@@ -23,12 +23,14 @@ use crate::stats::Weights;
 use kept::Kept;
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
+use widest::Widest;
 
 mod kept;
 mod listing;
 #[cfg(test)]
 mod tests;
 mod threads;
+mod widest;
 
 /// A tree in pre-order: a split on feature `f` is `f` (its child where `f` is 0 comes next,
 /// then the other), a leaf predicting class `c` is `-1 - c`.
@@ -98,6 +100,9 @@ pub struct Rashomon<'a> {
     /// Per feature, the allowed threshold of its column just below it, if any (see
     /// [`Rashomon::with_columns`]); empty when features have no columns.
     earlier: Vec<Option<u32>>,
+    /// The widest budget each subproblem of the current pass is asked for (see
+    /// [`widest`]); empty under a memory limit.
+    widest: Widest,
 }
 
 /// What a leaf costs, besides the penalty.
@@ -179,6 +184,7 @@ impl<'a> Rashomon<'a> {
             max_bytes: None,
             n_jobs: 1,
             earlier: Vec::new(),
+            widest: Widest::default(),
         })
     }
 
@@ -272,14 +278,8 @@ impl<'a> Rashomon<'a> {
             Loss::Classes => {
                 let n_classes = self.data.n_classes();
                 if let Some(weight) = self.uniform {
-                    // counted in integers, which add without a float's latency
-                    let masks = self.data.class_masks();
                     let mut counts = vec![0u64; n_classes];
-                    for (&bits, classes) in rows.iter().zip(masks.chunks_exact(n_classes)) {
-                        for (count, &mask) in counts.iter_mut().zip(classes) {
-                            *count += u64::from((bits & mask).count_ones());
-                        }
-                    }
+                    self.class_counts(rows, &mut counts);
                     return counts.into_iter().map(|n| n as f64 * weight).collect();
                 }
                 let mut stats = vec![0.0; n_classes];
@@ -314,8 +314,28 @@ impl<'a> Rashomon<'a> {
         }
     }
 
+    /// The number of rows of each class among `rows`, counted in integers, which add
+    /// without a float's latency.
+    fn class_counts(&self, rows: &[u64], counts: &mut [u64]) {
+        let masks = self.data.class_masks();
+        for (&bits, classes) in rows.iter().zip(masks.chunks_exact(counts.len())) {
+            for (count, &mask) in counts.iter_mut().zip(classes) {
+                *count += u64::from((bits & mask).count_ones());
+            }
+        }
+    }
+
     /// The cost and class of a leaf over `rows` (class 0 for regression).
     fn leaf(&self, rows: &[u64]) -> (f64, u32) {
+        const FEW: usize = 8;
+        let n_classes = self.data.n_classes();
+        if let (Loss::Classes, Some(weight), true) = (&self.loss, self.uniform, n_classes <= FEW) {
+            // the class weights of `class_weights` on the stack, for `leaf_of`
+            let mut counts = [0u64; FEW];
+            self.class_counts(rows, &mut counts[..n_classes]);
+            let stats = counts.map(|n| n as f64 * weight);
+            return self.leaf_of(rows, &stats[..n_classes]);
+        }
         self.leaf_of(rows, &self.class_weights(rows))
     }
 
@@ -400,6 +420,15 @@ impl<'a> Rashomon<'a> {
 
     /// [`Rashomon::optimum`], with the leaf over `rows`.
     fn solved(&mut self, rows: &[u64], depth: u32) -> Solved {
+        if depth == 0 && self.uniform.is_some() && matches!(self.loss, Loss::Classes) {
+            // a leaf of rows of one weight: its class counts take less than a look-up
+            let (leaf, class) = self.leaf(rows);
+            return Solved {
+                cost: leaf,
+                leaf,
+                class,
+            };
+        }
         if let Some(solved) = with_key(rows, depth, |key| self.kept.optimum(key)) {
             return solved;
         }
@@ -440,21 +469,18 @@ impl<'a> Rashomon<'a> {
     }
 
     /// The costs of every tree of depth at most `depth` over `rows` costing at most `bound`,
-    /// with their counts; `None` when the budget ran out.
+    /// with their counts, and maybe more (see [`Rashomon::within`]); `None` when the budget
+    /// ran out.
     fn histogram(&mut self, rows: &[u64], depth: u32, bound: f64) -> Option<Histogram> {
         if let Some((covered, histogram)) = with_key(rows, depth, |key| self.kept.histogram(key)) {
             if covered >= bound {
-                let within = histogram.partition_point(|&(c, _)| c <= bound + self.tolerance);
-                return Some(if within == histogram.len() {
-                    histogram.clone()
-                } else {
-                    Arc::new(histogram[..within].to_vec())
-                });
+                return Some(histogram);
             }
         }
         if self.budget.check().is_some() {
             return None;
         }
+        let bound = self.widened(rows, depth, bound);
         let mut costs = Vec::new();
         let leaf = self.leaf(rows).0;
         if leaf <= bound + self.tolerance {
@@ -471,6 +497,11 @@ impl<'a> Rashomon<'a> {
             .keep_histogram(key(rows, depth), bound, histogram.clone());
         self.kept.count(bytes, self.max_bytes);
         Some(histogram)
+    }
+
+    /// The entries of `histogram` that cost at most `bound`.
+    fn within<'h>(&self, histogram: &'h [(f64, u128)], bound: f64) -> &'h [(f64, u128)] {
+        &histogram[..histogram.partition_point(|&(c, _)| c <= bound + self.tolerance)]
     }
 
     /// Appends to `costs` the costs, with their counts, of the trees over `rows` of depth at
@@ -495,12 +526,20 @@ impl<'a> Rashomon<'a> {
         if low_left + low_right > bound + self.tolerance {
             return Some(());
         }
-        let lefts = self.histogram(&left, depth - 1, bound - low_right)?;
-        let rights = self.histogram(&right, depth - 1, bound - low_left)?;
         // the pair of two leaves is one of the pairs of their costs' buckets
         let trivial = self.trivial_pair(solved_left, solved_right);
-        for &(cost, count) in lefts.iter() {
-            for &(other, times) in rights.iter() {
+        if depth == 1 {
+            // two leaves: one tree, unless it is a trivial split left out
+            if trivial.is_none() {
+                costs.push((low_left + low_right, 1));
+            }
+            return Some(());
+        }
+        let lefts = self.histogram(&left, depth - 1, bound - low_right)?;
+        let rights = self.histogram(&right, depth - 1, bound - low_left)?;
+        let rights = self.within(&rights, bound - low_left);
+        for &(cost, count) in self.within(&lefts, bound - low_right) {
+            for &(other, times) in rights {
                 if cost + other > bound + self.tolerance {
                     break;
                 }
@@ -561,7 +600,10 @@ impl<'a> Rashomon<'a> {
             if share > 0.0 && room == 0.0 {
                 break;
             }
-            let Some(histogram) = self.root_histogram(&mut forks, &root, depth, bound) else {
+            let histogram = self
+                .widen(&mut forks, &root, depth, bound)
+                .and_then(|()| self.root_histogram(&mut forks, &root, depth, bound));
+            let Some(histogram) = histogram else {
                 found.stopped = self.budget.stopped();
                 found.wipes = self.kept.wipes();
                 return Ok(found);
@@ -581,13 +623,21 @@ impl<'a> Rashomon<'a> {
                 }
                 None => bound,
             };
+            if upto < bound {
+                let _ = self.widen(&mut forks, &root, depth, upto);
+            }
             let arenas = self.root_trees(&mut forks, &root, depth, upto);
             if self.budget.stopped().is_some() {
                 found.stopped = self.budget.stopped();
                 found.wipes = self.kept.wipes();
                 return Ok(found);
             }
-            let trees = ListedTrees::sorted(&arenas, max_trees.unwrap_or(usize::MAX));
+            let trees = ListedTrees::sorted(
+                &arenas,
+                max_trees.unwrap_or(usize::MAX),
+                self.data.n_features(),
+                self.data.n_classes(),
+            );
             found = RashomonSet {
                 optimum,
                 bound,
@@ -603,7 +653,7 @@ impl<'a> Rashomon<'a> {
 
 /// `costs` sorted, with the counts of equal costs added up.
 fn merged(mut costs: Vec<(f64, u128)>) -> Vec<(f64, u128)> {
-    costs.sort_by(|a, b| a.0.total_cmp(&b.0));
+    costs.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
     let mut merged: Vec<(f64, u128)> = Vec::with_capacity(costs.len());
     for (cost, count) in costs {
         match merged.last_mut() {

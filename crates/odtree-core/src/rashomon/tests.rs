@@ -35,7 +35,15 @@ fn has_trivial_split(codes: &[i64]) -> bool {
 }
 
 fn problems() -> impl Strategy<Value = (Vec<u8>, Vec<u32>, Vec<f64>)> {
-    (2usize..=14, 1usize..=5).prop_flat_map(|(n_rows, n_features)| {
+    problems_of(14, 5)
+}
+
+/// Data of up to `rows` rows and `features` 0/1 features, three classes, and weights.
+fn problems_of(
+    rows: usize,
+    features: usize,
+) -> impl Strategy<Value = (Vec<u8>, Vec<u32>, Vec<f64>)> {
+    (2usize..=rows, 1usize..=features).prop_flat_map(|(n_rows, n_features)| {
         (
             prop::collection::vec(0u8..=1, n_rows * n_features),
             prop::collection::vec(0u32..3, n_rows),
@@ -60,55 +68,91 @@ proptest! {
         trivial in any::<bool>(),
         unit in any::<bool>(),
     ) {
-        // every row weighing 1: the classes' weights are counted from the class masks
-        let weights = if unit { vec![1.0; y.len()] } else { weights };
-        let data = Dataset::new(&x, y.len(), &y, 3).unwrap();
-        let all: Vec<u32> = (0..data.n_features() as u32).collect();
-        let mut search = Rashomon::new(&data, &weights, penalty, &all, Budget::default())
-            .unwrap()
-            .with_trivial_splits(trivial);
-        let set = search.search(depth, epsilon, cap).unwrap();
-        let mut brute = every_tree(&search, &search.all_rows(), depth);
-        brute.retain(|t| trivial || !has_trivial_split(&t.1));
-        let optimum = brute.iter().map(|t| t.0).fold(f64::INFINITY, f64::min);
-        prop_assert!((set.optimum - optimum).abs() <= 1e-9 * (1.0 + optimum));
-        let bound = (1.0 + epsilon) * optimum + 1e-9 * (1.0 + optimum);
-        brute.retain(|t| t.0 <= bound);
-        brute.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
-        prop_assert_eq!(set.count, brute.len() as u128);
-        let listed = cap.unwrap_or(usize::MAX).min(brute.len());
-        prop_assert_eq!(set.trees.len(), listed);
-        for (listed, (want, want_codes)) in set.trees.iter().zip(&brute) {
-            prop_assert!((listed.cost - want).abs() <= 1e-9 * (1.0 + want));
-            // equal costs may list equal-cost trees in either order only when rounding differs
-            if (listed.cost - want).abs() == 0.0 {
-                prop_assert_eq!(listed.codes, want_codes.as_slice());
-            }
-            // each node's class weights: the root's are every row's
-            prop_assert_eq!(listed.weights.len(), 3 * listed.codes.len());
-            let root: f64 = listed.weights[..3].iter().sum();
-            prop_assert!((root - weights.iter().sum::<f64>()).abs() <= 1e-9 * (1.0 + root));
-        }
-        prop_assert_eq!(set.stopped, None);
-        // a memory limit small enough to wipe again and again finds the same set
-        let mut tight = Rashomon::new(&data, &weights, penalty, &all, Budget::default())
-            .unwrap()
-            .with_trivial_splits(trivial)
-            .with_max_bytes(Some(1000));
-        let again = tight.search(depth, epsilon, cap).unwrap();
-        prop_assert_eq!(again.count, set.count);
-        prop_assert_eq!(&again.trees, &set.trees);
-        // and so does a search splitting the root on three threads, with or without a limit
-        let mut threads = Rashomon::new(&data, &weights, penalty, &all, Budget::default())
-            .unwrap()
-            .with_trivial_splits(trivial)
-            .with_max_bytes(if trivial { None } else { Some(3000) })
-            .with_threads(3);
-        let again = threads.search(depth, epsilon, cap).unwrap();
-        prop_assert_eq!(again.optimum, set.optimum);
-        prop_assert_eq!(again.count, set.count);
-        prop_assert_eq!(&again.trees, &set.trees);
+        check_set(&x, &y, weights, depth, penalty, epsilon, cap, trivial, unit)?;
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// The same at depth 3, where a subproblem is reached by more paths, each asking for
+    /// its subtrees within another budget.
+    #[test]
+    fn the_depth_3_set_is_every_tree_within_the_budget(
+        (x, y, weights) in problems_of(10, 3),
+        penalty in prop_oneof![Just(0.0), Just(0.5)],
+        epsilon in prop_oneof![Just(0.1), Just(0.5), Just(2.0)],
+        cap in prop_oneof![Just(None), (1usize..=30).prop_map(Some)],
+        trivial in any::<bool>(),
+        unit in any::<bool>(),
+    ) {
+        check_set(&x, &y, weights, 3, penalty, epsilon, cap, trivial, unit)?;
+    }
+}
+
+/// Checks the set of the trees of depth at most `depth` over `x` and `y` against brute force,
+/// and against searches under a memory limit and on three threads.
+#[allow(clippy::too_many_arguments)]
+fn check_set(
+    x: &[u8],
+    y: &[u32],
+    weights: Vec<f64>,
+    depth: u32,
+    penalty: f64,
+    epsilon: f64,
+    cap: Option<usize>,
+    trivial: bool,
+    unit: bool,
+) -> std::result::Result<(), TestCaseError> {
+    // every row weighing 1: the classes' weights are counted from the class masks
+    let weights = if unit { vec![1.0; y.len()] } else { weights };
+    let data = Dataset::new(x, y.len(), y, 3).unwrap();
+    let all: Vec<u32> = (0..data.n_features() as u32).collect();
+    let mut search = Rashomon::new(&data, &weights, penalty, &all, Budget::default())
+        .unwrap()
+        .with_trivial_splits(trivial);
+    let set = search.search(depth, epsilon, cap).unwrap();
+    let mut brute = every_tree(&search, &search.all_rows(), depth);
+    brute.retain(|t| trivial || !has_trivial_split(&t.1));
+    let optimum = brute.iter().map(|t| t.0).fold(f64::INFINITY, f64::min);
+    prop_assert!((set.optimum - optimum).abs() <= 1e-9 * (1.0 + optimum));
+    let bound = (1.0 + epsilon) * optimum + 1e-9 * (1.0 + optimum);
+    brute.retain(|t| t.0 <= bound);
+    brute.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+    prop_assert_eq!(set.count, brute.len() as u128);
+    let listed = cap.unwrap_or(usize::MAX).min(brute.len());
+    prop_assert_eq!(set.trees.len(), listed);
+    for (listed, (want, want_codes)) in set.trees.iter().zip(&brute) {
+        prop_assert!((listed.cost - want).abs() <= 1e-9 * (1.0 + want));
+        // equal costs may list equal-cost trees in either order only when rounding differs
+        if (listed.cost - want).abs() == 0.0 {
+            prop_assert_eq!(listed.codes, want_codes.as_slice());
+        }
+        // each node's class weights: the root's are every row's
+        prop_assert_eq!(listed.weights.len(), 3 * listed.codes.len());
+        let root: f64 = listed.weights[..3].iter().sum();
+        prop_assert!((root - weights.iter().sum::<f64>()).abs() <= 1e-9 * (1.0 + root));
+    }
+    prop_assert_eq!(set.stopped, None);
+    // a memory limit small enough to wipe again and again finds the same set
+    let mut tight = Rashomon::new(&data, &weights, penalty, &all, Budget::default())
+        .unwrap()
+        .with_trivial_splits(trivial)
+        .with_max_bytes(Some(1000));
+    let again = tight.search(depth, epsilon, cap).unwrap();
+    prop_assert_eq!(again.count, set.count);
+    prop_assert_eq!(&again.trees, &set.trees);
+    // and so does a search splitting the root on three threads, with or without a limit
+    let mut threads = Rashomon::new(&data, &weights, penalty, &all, Budget::default())
+        .unwrap()
+        .with_trivial_splits(trivial)
+        .with_max_bytes(if trivial { None } else { Some(3000) })
+        .with_threads(3);
+    let again = threads.search(depth, epsilon, cap).unwrap();
+    prop_assert_eq!(again.optimum, set.optimum);
+    prop_assert_eq!(again.count, set.count);
+    prop_assert_eq!(&again.trees, &set.trees);
+    Ok(())
 }
 
 proptest! {

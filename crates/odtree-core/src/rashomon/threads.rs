@@ -37,6 +37,7 @@ impl<'a> Rashomon<'a> {
                 max_bytes: self.max_bytes,
                 n_jobs: 1,
                 earlier: self.earlier.clone(),
+                widest: self.widest.clone(),
             })
             .collect()
     }
@@ -101,7 +102,13 @@ impl<'a> Rashomon<'a> {
         bound: f64,
     ) -> Option<Histogram> {
         if forks.is_empty() {
-            return self.histogram(root, depth, bound);
+            let histogram = self.histogram(root, depth, bound)?;
+            let within = self.within(&histogram, bound).len();
+            return Some(if within == histogram.len() {
+                histogram
+            } else {
+                Arc::new(histogram[..within].to_vec())
+            });
         }
         let parts = self.on_forks(forks, |fork, features| {
             let mut costs = Vec::new();
@@ -110,7 +117,8 @@ impl<'a> Rashomon<'a> {
             }
             Some(costs)
         });
-        let mut costs = self.histogram(root, 0, bound)?.to_vec();
+        let leaf = self.histogram(root, 0, bound)?;
+        let mut costs = self.within(&leaf, bound).to_vec();
         for part in parts {
             costs.extend(part?);
         }
@@ -128,7 +136,10 @@ impl<'a> Rashomon<'a> {
     ) -> Vec<(Parts, Vec<u32>)> {
         let (mut parts, mut tops) = (Parts::default(), Vec::new());
         if forks.is_empty() {
-            self.trees(root, depth, bound, &mut parts, &mut tops);
+            // in no order: they are sorted when written out
+            let tops = self
+                .list(root, depth, bound, &mut parts)
+                .unwrap_or_default();
             return vec![(parts, tops)];
         }
         let mut arenas = self.on_forks(forks, |fork, features| {
