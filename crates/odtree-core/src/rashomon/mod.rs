@@ -9,11 +9,12 @@
 //! quantile 0.5). Two trees differ when their splits differ; without
 //! trivial splits ([`Rashomon::with_trivial_splits`]) a tree with a split whose two children
 //! are leaves predicting the same class is left out. A subproblem is a set of rows and a
-//! depth; for each one the search keeps its optimum and, for the largest budget asked so far, the sorted
-//! costs of all its subtrees within that budget with how many subtrees have each cost (SORTD's
-//! sorted lists, NeurIPS 2025, as histograms). A split's costs are the sums of its children's,
-//! and a child is only asked for the costs its sibling's optimum leaves room for, so no tree
-//! outside the budget is ever counted or built.
+//! depth; for each one the search keeps its optimum and, for the widest budget it is asked
+//! for (found by a first pass, `widest.rs`), the sorted costs of all its subtrees within that
+//! budget with how many subtrees have each cost (SORTD's sorted lists, NeurIPS 2025, as
+//! histograms). A split's costs are the sums of its children's, and a child is only asked for
+//! the costs its sibling's optimum leaves room for, so no tree outside the budget is ever
+//! counted or built.
 
 use crate::budget::{Budget, Stop};
 use crate::data::{item, Dataset};
@@ -101,7 +102,7 @@ pub struct Rashomon<'a> {
     /// [`Rashomon::with_columns`]); empty when features have no columns.
     earlier: Vec<Option<u32>>,
     /// The widest budget each subproblem of the current pass is asked for (see
-    /// [`widest`]); empty under a memory limit.
+    /// `widest.rs`); empty under a memory limit.
     widest: Widest,
 }
 
