@@ -45,6 +45,9 @@ type Histogram = Arc<Vec<(f64, u128)>>;
 /// A set of rows, as a bitset.
 type Rows = Box<[u64]>;
 
+/// The most classes whose weights a node counts on the stack.
+const FEW: usize = 8;
+
 /// A set of rows and the depth left: the rows' words, then the depth.
 type Key = Box<[u64]>;
 
@@ -318,24 +321,39 @@ impl<'a> Rashomon<'a> {
     /// The number of rows of each class among `rows`, counted in integers, which add
     /// without a float's latency.
     fn class_counts(&self, rows: &[u64], counts: &mut [u64]) {
+        self.class_counts_of(rows.iter().copied(), counts);
+    }
+
+    /// [`Rashomon::class_counts`] of the rows of `words`, a bitset given word by word.
+    fn class_counts_of(&self, words: impl Iterator<Item = u64>, counts: &mut [u64]) {
         let masks = self.data.class_masks();
-        for (&bits, classes) in rows.iter().zip(masks.chunks_exact(counts.len())) {
+        for (bits, classes) in words.zip(masks.chunks_exact(counts.len())) {
             for (count, &mask) in counts.iter_mut().zip(classes) {
                 *count += u64::from((bits & mask).count_ones());
             }
         }
     }
 
+    /// The weight of each row, when they all weigh the same and the leaves are costed by
+    /// classes, at most [`FEW`] of them: then a node's class weights are counted on the stack.
+    fn counted(&self) -> Option<f64> {
+        let few = matches!(self.loss, Loss::Classes) && self.data.n_classes() <= FEW;
+        self.uniform.filter(|_| few)
+    }
+
+    /// The cost and class of a leaf of `counts` rows of each class, each of weight `weight`:
+    /// the class weights of [`Rashomon::class_weights`], for [`Rashomon::leaf_of`].
+    fn leaf_of_counts(&self, counts: &[u64; FEW], weight: f64) -> (f64, u32) {
+        let stats = counts.map(|n| n as f64 * weight);
+        self.leaf_of(&[], &stats[..self.data.n_classes()])
+    }
+
     /// The cost and class of a leaf over `rows` (class 0 for regression).
     fn leaf(&self, rows: &[u64]) -> (f64, u32) {
-        const FEW: usize = 8;
-        let n_classes = self.data.n_classes();
-        if let (Loss::Classes, Some(weight), true) = (&self.loss, self.uniform, n_classes <= FEW) {
-            // the class weights of `class_weights` on the stack, for `leaf_of`
+        if let Some(weight) = self.counted() {
             let mut counts = [0u64; FEW];
-            self.class_counts(rows, &mut counts[..n_classes]);
-            let stats = counts.map(|n| n as f64 * weight);
-            return self.leaf_of(rows, &stats[..n_classes]);
+            self.class_counts(rows, &mut counts[..self.data.n_classes()]);
+            return self.leaf_of_counts(&counts, weight);
         }
         self.leaf_of(rows, &self.class_weights(rows))
     }
@@ -419,9 +437,39 @@ impl<'a> Rashomon<'a> {
         self.solved(rows, depth).cost
     }
 
+    /// [`Rashomon::solved`] at depth 1 for rows of one weight: a split's class counts are
+    /// those of its side of ones, counted without building the sides, and the other side's
+    /// by difference, each child costed as [`Rashomon::leaf`] costs it.
+    fn depth_one(&self, rows: &[u64], weight: f64) -> Solved {
+        let n_classes = self.data.n_classes();
+        let mut counts = [0u64; FEW];
+        self.class_counts(rows, &mut counts[..n_classes]);
+        let n_rows: u64 = counts.iter().sum();
+        let (leaf, class) = self.leaf_of_counts(&counts, weight);
+        let mut best = leaf;
+        for &f in &self.allowed {
+            let one = self.data.item_mask(item(f, true));
+            let mut ones = [0u64; FEW];
+            let sides = rows.iter().zip(one).map(|(r, m)| r & m);
+            self.class_counts_of(sides, &mut ones[..n_classes]);
+            let n_ones: u64 = ones.iter().sum();
+            if n_ones == 0 || n_ones == n_rows {
+                continue; // a side without rows
+            }
+            let zeros = std::array::from_fn(|c| counts[c] - ones[c]);
+            let cost = self.leaf_of_counts(&zeros, weight).0 + self.leaf_of_counts(&ones, weight).0;
+            best = best.min(cost);
+        }
+        Solved {
+            cost: best,
+            leaf,
+            class,
+        }
+    }
+
     /// [`Rashomon::optimum`], with the leaf over `rows`.
     fn solved(&mut self, rows: &[u64], depth: u32) -> Solved {
-        if depth == 0 && self.uniform.is_some() && matches!(self.loss, Loss::Classes) {
+        if depth == 0 && self.counted().is_some() {
             // a leaf of rows of one weight: its class counts take less than a look-up
             let (leaf, class) = self.leaf(rows);
             return Solved {
@@ -431,6 +479,14 @@ impl<'a> Rashomon<'a> {
             };
         }
         if let Some(solved) = with_key(rows, depth, |key| self.kept.optimum(key)) {
+            return solved;
+        }
+        if let (1, Some(weight), true) = (depth, self.counted(), self.earlier.is_empty()) {
+            let solved = self.depth_one(rows, weight);
+            if self.budget.check().is_none() {
+                self.kept.keep_optimum(key(rows, depth), solved);
+                self.kept.count(self.key_bytes() + 24, self.max_bytes);
+            }
             return solved;
         }
         let (leaf, class) = self.leaf(rows);
