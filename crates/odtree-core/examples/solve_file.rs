@@ -3,7 +3,9 @@
 //! [reuses|descendants|all] [WIPE_FACTOR]`.
 //! Used for profiling the engine without Python in the way.
 
-use odtree_core::{Budget, CacheKind, Dataset, MemoryLimits, SearchConfig, Solver, WipeStrategy};
+mod benchmark_file;
+
+use odtree_core::{Budget, CacheKind, MemoryLimits, SearchConfig, Solver, WipeStrategy};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -26,23 +28,7 @@ fn main() {
         .next()
         .and_then(|f| f.parse().ok())
         .unwrap_or(defaults.wipe_factor);
-    let text = std::fs::read_to_string(&path).expect("readable file");
-    let rows: Vec<Vec<u32>> = text
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            l.split_whitespace()
-                .map(|v| v.parse().expect("integer"))
-                .collect()
-        })
-        .collect();
-    let labels: Vec<u32> = rows.iter().map(|r| r[0]).collect();
-    let features: Vec<u8> = rows
-        .iter()
-        .flat_map(|r| r[1..].iter().map(|&v| v as u8))
-        .collect();
-    let n_classes = *labels.iter().max().unwrap_or(&0) as usize + 1;
-    let data = Dataset::new(&features, rows.len(), &labels, n_classes).expect("valid data");
+    let data = benchmark_file::read(&path);
     let config = SearchConfig {
         max_depth: depth,
         cache,
