@@ -34,7 +34,7 @@ fn main() {
         .search(depth, epsilon, Some(max_trees))
         .expect("searched");
         println!(
-            "{} trees, {} listed, optimum {:.6}, {:.4} s",
+            "{} trees, {} listed, optimum {:.6}, {:.6} s",
             found.count,
             found.trees.len(),
             found.optimum / data.n_rows() as f64,

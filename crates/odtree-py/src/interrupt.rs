@@ -4,9 +4,10 @@
 use odtree_core::Budget;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Ctrl-C as every thread sees it. Python runs its signal handlers, and so raises
 /// `KeyboardInterrupt`, in the main thread only: a search polled from another thread would
@@ -50,6 +51,11 @@ fn on_main_thread(py: Python<'_>) -> bool {
 /// How often the waiting thread looks for Ctrl-C while the work runs.
 pub const SIGNAL_POLL: Duration = Duration::from_millis(50);
 
+/// How long the calling thread first waits for the work by spinning rather than sleeping:
+/// the result of a small search is then taken without waiting for the thread to be woken
+/// (tens of microseconds on a loaded machine, more than such a search takes).
+const SPIN: Duration = Duration::from_micros(300);
+
 /// `time_limit` seconds as a duration; `None` for no limit, and for a limit beyond what a
 /// `Duration` holds (~5.8e11 years).
 pub fn duration_of(time_limit: Option<f64>) -> PyResult<Option<Duration>> {
@@ -74,7 +80,20 @@ pub struct Polled<T> {
     pub stop_asked: bool,
 }
 
-/// Runs `work` on a worker thread with the GIL released. Every [`SIGNAL_POLL`], and once
+/// Where [`poll_while`]'s work runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Worker {
+    /// A thread started for it: for work that calls back into Python, which could wait
+    /// on another search queued behind it in a pool.
+    Own,
+    /// One of rayon's pooled threads, which are kept: a small search then costs no thread
+    /// start (a tenth of a millisecond), and its allocations find the thread's caches warm.
+    /// For work that never calls Python. Called from a pooled thread, a thread of its own,
+    /// so that a search never waits on one queued behind it.
+    Pooled,
+}
+
+/// Runs `work` on a `worker` thread with the GIL released. Every [`SIGNAL_POLL`], and once
 /// more when the work is done, the calling thread runs `on_poll` (which returns whether
 /// the work should stop) and looks for signals; a Ctrl-C, a stop asked by `on_poll`, or an
 /// exception raised by either raises `interrupt`, which the work sees through its budget.
@@ -83,6 +102,7 @@ pub struct Polled<T> {
 pub fn poll_while<T, W, P>(
     py: Python<'_>,
     interrupt: &AtomicBool,
+    worker: Worker,
     work: W,
     mut on_poll: P,
 ) -> Polled<T>
@@ -94,11 +114,12 @@ where
     // off the main thread, Ctrl-C is counted here (see `sigints`)
     let mut counted = (!on_main_thread(py)).then(sigints::received);
     py.detach(|| {
-        std::thread::scope(|scope| {
-            let (sender, receiver) = mpsc::channel();
-            let worker = scope.spawn(move || {
-                let _ = sender.send(work());
-            });
+        let (sender, receiver) = mpsc::channel();
+        let job = move || {
+            // `None` when the work panicked
+            let _ = sender.send(std::panic::catch_unwind(AssertUnwindSafe(work)).ok());
+        };
+        let mut wait = move || {
             let (mut sigints, mut error, mut stop_asked) = (0u32, None::<PyErr>, false);
             let mut poll = || {
                 Python::attach(|py| {
@@ -125,22 +146,47 @@ where
                     }
                 })
             };
+            let spin_until = Instant::now() + SPIN;
             let result = loop {
-                match receiver.recv_timeout(SIGNAL_POLL) {
-                    Ok(result) => break Some(result),
+                let next = if Instant::now() < spin_until {
+                    match receiver.try_recv() {
+                        Ok(result) => Ok(result),
+                        Err(mpsc::TryRecvError::Empty) => {
+                            std::thread::yield_now();
+                            continue;
+                        }
+                        Err(mpsc::TryRecvError::Disconnected) => {
+                            Err(mpsc::RecvTimeoutError::Disconnected)
+                        }
+                    }
+                } else {
+                    receiver.recv_timeout(SIGNAL_POLL)
+                };
+                match next {
+                    Ok(result) => break result,
                     Err(mpsc::RecvTimeoutError::Disconnected) => break None,
                     Err(mpsc::RecvTimeoutError::Timeout) => poll(),
                 }
             };
             poll(); // a Ctrl-C, or events, that came as the work ended
-            let joined = worker.join().is_ok();
             Polled {
-                result: result.filter(|_| joined),
+                result,
                 sigints,
                 error,
                 stop_asked,
             }
-        })
+        };
+        if worker == Worker::Pooled && rayon::current_thread_index().is_none() {
+            rayon::in_place_scope(|scope| {
+                scope.spawn(|_| job());
+                wait()
+            })
+        } else {
+            std::thread::scope(|scope| {
+                scope.spawn(job);
+                wait()
+            })
+        }
     })
 }
 
@@ -149,6 +195,7 @@ where
 /// what it has. Returns its result and whether a Ctrl-C arrived (also one that came as the
 /// work ended, which it did not see). A second Ctrl-C before the work has wound down raises
 /// `KeyboardInterrupt`, and an exception raised by another signal handler is raised here.
+/// The work runs on a pooled thread ([`Worker::Pooled`]), so it must not call Python.
 pub fn run_interruptible<T, F>(
     py: Python<'_>,
     time_limit: Option<f64>,
@@ -160,7 +207,13 @@ where
 {
     let interrupt = Arc::new(AtomicBool::new(false));
     let budget = Budget::new(duration_of(time_limit)?, Some(interrupt.clone()));
-    let polled = poll_while(py, &interrupt, move || work(budget), |_| Ok(false));
+    let polled = poll_while(
+        py,
+        &interrupt,
+        Worker::Pooled,
+        move || work(budget),
+        |_| Ok(false),
+    );
     if let Some(error) = polled.error {
         return Err(error);
     }

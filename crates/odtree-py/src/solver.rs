@@ -5,7 +5,7 @@ use crate::callbacks::{ClassesCallback, Failure, Labels, RowsCallback, FAILED};
 use crate::config::PyConfig;
 use crate::convert::{matrix_of, rows_of, solution_to_dict};
 use crate::error::to_py_err;
-use crate::interrupt::{poll_while, Polled};
+use crate::interrupt::{poll_while, Polled, Worker};
 use numpy::{PyReadonlyArray1, PyReadonlyArray2};
 use odtree_core::objective::ByRows;
 use odtree_core::{
@@ -166,6 +166,7 @@ impl PySolver {
         } = poll_while(
             py,
             &interrupt,
+            Worker::Own,
             move || task.solve(solver, &search, weights.as_deref(), budget),
             watched,
         );

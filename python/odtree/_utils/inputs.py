@@ -1,8 +1,12 @@
-"""Reading what users pass in: whether it is a DataFrame, and whether a value is missing."""
+"""Reading what users pass in: whether it is a DataFrame, whether a value is missing, and
+the plain arrays that scikit-learn's checks would return unchanged."""
 
 from __future__ import annotations
 
 import sys
+
+import numpy as np
+from sklearn.utils.validation import column_or_1d
 
 
 def is_dataframe(X) -> bool:
@@ -17,3 +21,38 @@ def is_missing(value) -> bool:
         return value is None or bool(value != value)
     except TypeError:  # pandas.NA cannot be turned into a bool
         return True
+
+
+def plain_matrix(X, dtypes, allow_nan: bool = False):
+    """``X`` itself when scikit-learn's ``check_array(X, dtype=dtypes)`` would return it
+    unchanged and raise nothing: a numpy array (not a subclass) of two dimensions, at least
+    one row and one column, one of ``dtypes`` in native byte order, with no infinite value
+    (nor NaN, unless ``allow_nan``); else None, for the full check and its errors. Small fits
+    spend more time in that check than in the search."""
+    if type(X) is not np.ndarray or X.ndim != 2 or 0 in X.shape:
+        return None
+    if not any(X.dtype == dtype for dtype in dtypes):
+        return None
+    if X.dtype.kind == "f":
+        finite = not np.isinf(X).any() if allow_nan else np.isfinite(X).all()
+        if not finite:
+            return None
+    return X
+
+
+def as_vector(y) -> np.ndarray:
+    """scikit-learn's ``column_or_1d(y, warn=True)``, skipped for a numpy array (not a
+    subclass) of one dimension, of booleans, numbers or strings, which it would return
+    unchanged."""
+    if type(y) is np.ndarray and y.ndim == 1 and y.dtype.kind in "biufU":
+        return y
+    return column_or_1d(y, warn=True)
+
+
+def forget_feature_names(estimator, X) -> None:
+    """What scikit-learn's ``validate_data(estimator, X, reset=True)`` records for an array
+    without column names: the number of columns, and no ``feature_names_in_`` from an
+    earlier fit."""
+    estimator.n_features_in_ = X.shape[1]
+    if hasattr(estimator, "feature_names_in_"):
+        del estimator.feature_names_in_

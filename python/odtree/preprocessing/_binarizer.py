@@ -22,7 +22,7 @@ from sklearn.utils.validation import (
 )
 
 from .._utils.deadline import NO_DEADLINE
-from .._utils.inputs import is_dataframe
+from .._utils.inputs import forget_feature_names, is_dataframe, plain_matrix
 from ..tree._arrays import UNKNOWN
 from ._columns import (
     category_codes,
@@ -208,8 +208,13 @@ class Binarizer(TransformerMixin, BaseEstimator):
         blocks of columns: ``features_`` then holds the features of the columns done, and
         ``stopped_`` says why (``"time_limit"`` or ``"interrupted"``; else None)."""
         numeric, categorical, kinds = self._read(X, reset=True, validated=validated)
-        weight = sample_weight if validated else _check_sample_weight(
-            sample_weight, numeric, dtype=np.float64, ensure_non_negative=True)
+        if validated:
+            weight = sample_weight
+        elif sample_weight is None:
+            weight = np.ones(numeric.shape[0])
+        else:
+            weight = _check_sample_weight(sample_weight, numeric, dtype=np.float64,
+                                          ensure_non_negative=True)
         kept = weight > 0
         if not kept.all():
             numeric, weight = numeric[kept], weight[kept]
@@ -459,7 +464,10 @@ class Binarizer(TransformerMixin, BaseEstimator):
         checked = validated and not reset  # an estimator checked X against this fit
         if not is_dataframe(X):
             if kinds is None or "categorical" not in kinds:
-                if not checked:
+                if reset and (validated and type(X) is np.ndarray or plain_matrix(
+                        X, NUMERIC_DTYPES, allow_nan=split) is not None):
+                    forget_feature_names(self, X)  # what the check below records, at less cost
+                elif not checked:
                     with missing_values_hint(MISSING_ADVICE):
                         X = validate_data(self, X, reset=reset, dtype=NUMERIC_DTYPES,
                                           skip_check_array=validated,

@@ -11,12 +11,14 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _num_samples, check_is_fitted, column_or_1d
+from sklearn.utils.validation import _num_samples, check_is_fitted
 
 from .._search.fitting import one_fit_at_a_time
 from .._search.memory import parse_bytes
 from .._search.solver import threads
 from .._utils.deadline import Deadline
+from .._utils.inputs import as_vector
+from .._utils.params import ParamsCheckedOnce
 from .._utils.registry import register
 from .._utils.warn import warn
 from ..exceptions import NotOptimalWarning
@@ -30,7 +32,7 @@ from ._listed import Listed
 __all__ = ["RashomonSet", "RashomonSetRegressor"]
 
 
-class _RashomonBase(BaseEstimator):
+class _RashomonBase(ParamsCheckedOnce, BaseEstimator):
     """What the classification and regression sets share: the search, the listed trees,
     the importances, JSON and the plot. A subclass says how targets are read
     (:meth:`_targets`), how many statistics a node has (:meth:`_stats_len`), what a node
@@ -150,7 +152,7 @@ class _RashomonBase(BaseEstimator):
     def _rows(self, X, y, sample_weight) -> tuple:
         """The fitted binarizer, and the rows of positive weight: their 0/1 matrix, labels,
         number of labels, weights and targets (``None`` for classes)."""
-        y = column_or_1d(y, warn=True)
+        y = as_vector(y)
         labels, n_labels, targets = self._targets(y)
         strategy = "midpoints" if self.thresholds == "exact" else "quantile"
         binarizer = Binarizer(strategy=strategy, n_thresholds=self.n_thresholds)

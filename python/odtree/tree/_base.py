@@ -34,6 +34,7 @@ from .._search.solver import Solution, Solver
 from .._search.vocabulary import MAX_DEPTH, OPTIONS
 from .._utils.deadline import Deadline
 from .._utils.inputs import is_dataframe
+from .._utils.params import ParamsCheckedOnce
 from .._utils.registry import register
 from .._utils.warn import warn
 from ..exceptions import InfeasibleWarning, NotOptimalWarning
@@ -343,7 +344,7 @@ class LeafClassifier:
         return self.classes_[self.node_classes_[leaves]]
 
 
-class OptimalTreeBase(FittedTree, BaseEstimator):
+class OptimalTreeBase(FittedTree, ParamsCheckedOnce, BaseEstimator):
     """Search, input handling and fitted attributes common to the optimal-tree estimators.
 
     Subclasses declare their parameters in ``__init__`` (scikit-learn reads them from its

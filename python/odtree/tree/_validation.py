@@ -15,7 +15,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from .._utils.inputs import is_dataframe, is_missing
+from .._utils.inputs import forget_feature_names, is_dataframe, is_missing, plain_matrix
 from ..preprocessing._binarizer import MISSING_ADVICE, NUMERIC_DTYPES, missing_values_hint
 
 
@@ -42,6 +42,10 @@ def validate_training_data(estimator, X, y, supervised=True, missing=None):
         validate_data(estimator, X, skip_check_array=True)
         return X, check_target(y, len(X)) if supervised else None
     missing = getattr(estimator, "missing", "error") if missing is None else missing
+    if plain_matrix(X, NUMERIC_DTYPES, allow_nan=missing == "split") is not None and (
+            not supervised or _plain_target(y, len(X))):
+        forget_feature_names(estimator, X)  # what validate_data records, at less cost
+        return X, y if supervised else None
     checks = {"accept_sparse": ("csr", "csc"), "dtype": NUMERIC_DTYPES,
               "ensure_all_finite": "allow-nan" if missing == "split" else True}
     advice = MISSING_ADVICE if hasattr(estimator, "missing") else (
@@ -52,6 +56,13 @@ def validate_training_data(estimator, X, y, supervised=True, missing=None):
             return densify(validate_data(estimator, X, **checks)), None
         X, y = validate_data(estimator, X, y, **checks)
     return densify(X), y
+
+
+def _plain_target(y, n_rows: int) -> bool:
+    """Whether ``y`` is what scikit-learn's check of a target returns unchanged: a numpy
+    array (not a subclass) of ``n_rows`` booleans, integers, strings or finite floats."""
+    return (type(y) is np.ndarray and y.shape == (n_rows,) and y.dtype.kind in "biufU"
+            and (y.dtype.kind != "f" or bool(np.isfinite(y).all())))
 
 
 def check_no_missing_labels(y) -> None:

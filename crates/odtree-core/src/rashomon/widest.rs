@@ -3,7 +3,9 @@
 //! optimum); computed first for a smaller budget, its histogram or list would be computed
 //! again for the larger one. A pass from the root down, one depth at a time, finds the
 //! largest budget each subproblem is asked for before any is computed, so that each is
-//! computed once.
+//! computed once. Leaves are left out: a leaf's list is one part, made again for a wider
+//! budget at less cost than keeping the widest budget of every leaf, the most numerous of
+//! the subproblems.
 
 use super::{key, with_key, Key, Rashomon};
 use rustc_hash::FxHashMap;
@@ -13,8 +15,8 @@ use std::sync::Arc;
 pub(super) type Widest = Arc<FxHashMap<Key, f64>>;
 
 impl Rashomon<'_> {
-    /// The widest budget of each subproblem of the trees over `root` of depth at most `depth`
-    /// costing at most `bound`; `None` when the search's budget ran out.
+    /// The widest budget of each subproblem but the leaves of the trees over `root` of depth
+    /// at most `depth` costing at most `bound`; `None` when the search's budget ran out.
     pub(super) fn widest(
         &mut self,
         root: &[u64],
@@ -24,7 +26,7 @@ impl Rashomon<'_> {
         let mut widest = FxHashMap::default();
         let mut level = FxHashMap::default();
         level.insert(key(root, depth), bound);
-        for depth in (1..=depth).rev() {
+        for depth in (2..=depth).rev() {
             let mut next: FxHashMap<Key, f64> = FxHashMap::default();
             for (node, &bound) in &level {
                 let rows = &node[..node.len() - 1];
