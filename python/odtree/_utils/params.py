@@ -1,8 +1,6 @@
-"""Parameter checks at less cost: scikit-learn's, read and run once per class and setting."""
+"""Parameter checks at less cost: scikit-learn's, each read and run once."""
 
 from __future__ import annotations
-
-from functools import lru_cache
 
 from sklearn.utils._param_validation import validate_parameter_constraints
 
@@ -13,22 +11,20 @@ _NAMES: dict[type, tuple[str, ...]] = {}
 #: cannot change after).
 _SCALARS = (type(None), bool, int, float, str)
 
+#: (class, parameter, type, value) of the plain values checked and found valid; the type
+#: too, so that True and 1 are told apart.
+_CHECKED: set[tuple] = set()
 
-@lru_cache(maxsize=1024)
-def _check_scalars(cls: type, items: tuple) -> None:
-    """scikit-learn's check of the parameters ``items`` (name, type, value) of ``cls``; a
-    setting that passes is remembered, so not checked again (one that fails is)."""
-    validate_parameter_constraints(cls._parameter_constraints,
-                                   {name: value for name, _, value in items},
-                                   caller_name=cls.__name__)
+#: How many checked values are remembered before they are forgotten at once.
+_MOST_CHECKED = 4096
 
 
 class ParamsCheckedOnce:
     """Mixed in before ``BaseEstimator``. scikit-learn reads the parameters' names from
     ``__init__``'s signature at every ``get_params``, and builds every constraint again at
     each fit's check: together more than a small fit's search. Here the names are read once
-    per class, and a setting of plain values (None, bools, numbers, strings) is checked once
-    per class; other values are checked at every fit, as before."""
+    per class, and a plain value (None, a bool, a number or a string) found valid for a
+    parameter is not checked again; other values are checked at every fit, as before."""
 
     @classmethod
     def _get_param_names(cls) -> list[str]:
@@ -38,10 +34,15 @@ class ParamsCheckedOnce:
         return list(names)
 
     def _validate_params(self) -> None:
-        params = self.get_params(deep=False)
-        if all(type(value) in _SCALARS for value in params.values()):
-            # the type too, so that True and 1 are told apart
-            _check_scalars(type(self), tuple((name, type(value), value)
-                                             for name, value in params.items()))
-        else:
-            super()._validate_params()
+        cls = type(self)
+        unchecked = {name: value for name, value in self.get_params(deep=False).items()
+                     if type(value) not in _SCALARS
+                     or (cls, name, type(value), value) not in _CHECKED}
+        if not unchecked:
+            return
+        validate_parameter_constraints(self._parameter_constraints, unchecked,
+                                       caller_name=cls.__name__)
+        if len(_CHECKED) > _MOST_CHECKED:
+            _CHECKED.clear()
+        _CHECKED.update((cls, name, type(value), value) for name, value in unchecked.items()
+                        if type(value) in _SCALARS)

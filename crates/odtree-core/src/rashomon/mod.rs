@@ -43,7 +43,7 @@ pub use listing::{Listed, ListedTrees};
 type Histogram = Arc<Vec<(f64, u128)>>;
 
 /// A set of rows, as a bitset.
-type Rows = Box<[u64]>;
+type Rows = smallvec::SmallVec<[u64; 8]>;
 
 /// The most classes whose weights a node counts on the stack.
 const FEW: usize = 8;
@@ -266,12 +266,12 @@ impl<'a> Rashomon<'a> {
 
     /// Every row, as a bitset.
     fn all_rows(&self) -> Rows {
-        let mut rows = vec![u64::MAX; self.data.n_words()];
+        let mut rows: Rows = smallvec::smallvec![u64::MAX; self.data.n_words()];
         let tail = self.data.n_rows() % 64;
         if tail != 0 {
             rows[self.data.n_words() - 1] = (1u64 << tail) - 1;
         }
-        rows.into_boxed_slice()
+        rows
     }
 
     /// The statistics of `rows`: the weight of each class; for squared error the weight and
