@@ -1,2 +1,3 @@
 """What every family shares and nothing else: warnings at the user's line, the estimator
-registry, one deadline for every time budget, and the reading of input containers."""
+registry, one deadline for every time budget, the reading of input containers, and the
+parameter checks done once."""
