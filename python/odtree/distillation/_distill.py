@@ -154,6 +154,8 @@ class _Distilled(MetaEstimatorMixin, BaseEstimator):
         self.n_features_in_ = self.estimator_.n_features_in_
         if hasattr(self.estimator_, "feature_names_in_"):
             self.feature_names_in_ = self.estimator_.feature_names_in_
+        elif hasattr(self, "feature_names_in_"):  # a refit on columns without names
+            del self.feature_names_in_
         return self
 
     def score_fidelity(self, X) -> float:

@@ -125,6 +125,8 @@ class _RashomonBase(ParamsCheckedOnce, BaseEstimator):
         self.n_features_in_ = binarizer.n_features_in_
         if hasattr(binarizer, "feature_names_in_"):
             self.feature_names_in_ = binarizer.feature_names_in_
+        elif hasattr(self, "feature_names_in_"):  # a refit on columns without names
+            del self.feature_names_in_
         self.n_trees_ = int(found["count"])
         self.objectives_ = np.asarray(found["costs"]) / total
         self.optimum_ = found["optimum"] / total
