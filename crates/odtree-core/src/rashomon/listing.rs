@@ -390,16 +390,12 @@ impl Rashomon<'_> {
         parts: &mut Parts,
         out: &mut Vec<u32>,
     ) {
-        let Some((left, right)) = self.split(rows, feature) else {
+        let Some((left, right, solved_left, solved_right)) =
+            self.split_within(rows, depth, feature, bound)
+        else {
             return;
         };
-        let (low_left, low_right) = (
-            self.optimum(&left, depth - 1),
-            self.optimum(&right, depth - 1),
-        );
-        if low_left + low_right > bound + self.tolerance {
-            return;
-        }
+        let (low_left, low_right) = (solved_left.cost, solved_right.cost);
         // two leaves predicting the same class, when such trees are left out
         let trivial_leaves = !self.trivial_splits && matches!(self.loss, Loss::Classes);
         // each side listed once, within what the other side's optimum leaves, cheapest first,

@@ -525,6 +525,29 @@ impl<'a> Rashomon<'a> {
         Some(self.optimum(&left, depth - 1) + self.optimum(&right, depth - 1))
     }
 
+    /// The two sides of the split of `rows` (of depth at most `depth`, at least 1) on
+    /// `feature`, with their optima, when both hold rows and the cheapest tree under the
+    /// split costs at most `bound`: the only splits a tree of the set can start with.
+    fn split_within(
+        &mut self,
+        rows: &[u64],
+        depth: u32,
+        feature: u32,
+        bound: f64,
+    ) -> Option<(Rows, Rows, Solved, Solved)> {
+        let (left, right) = self.split(rows, feature)?;
+        let (solved_left, solved_right) = (
+            self.solved(&left, depth - 1),
+            self.solved(&right, depth - 1),
+        );
+        (solved_left.cost + solved_right.cost <= bound + self.tolerance).then_some((
+            left,
+            right,
+            solved_left,
+            solved_right,
+        ))
+    }
+
     /// The costs of every tree of depth at most `depth` over `rows` costing at most `bound`,
     /// with their counts, and maybe more (see [`Rashomon::within`]); `None` when the budget
     /// ran out.
@@ -572,17 +595,12 @@ impl<'a> Rashomon<'a> {
         bound: f64,
         costs: &mut Vec<(f64, u128)>,
     ) -> Option<()> {
-        let Some((left, right)) = self.split(rows, feature) else {
+        let Some((left, right, solved_left, solved_right)) =
+            self.split_within(rows, depth, feature, bound)
+        else {
             return Some(());
         };
-        let (solved_left, solved_right) = (
-            self.solved(&left, depth - 1),
-            self.solved(&right, depth - 1),
-        );
         let (low_left, low_right) = (solved_left.cost, solved_right.cost);
-        if low_left + low_right > bound + self.tolerance {
-            return Some(());
-        }
         // the pair of two leaves is one of the pairs of their costs' buckets
         let trivial = self.trivial_pair(solved_left, solved_right);
         if depth == 1 {

@@ -34,16 +34,12 @@ impl Rashomon<'_> {
                     if self.budget.check().is_some() {
                         return None;
                     }
-                    let Some((left, right)) = self.split(rows, self.allowed[at]) else {
+                    let Some((left, right, solved_left, solved_right)) =
+                        self.split_within(rows, depth, self.allowed[at], bound)
+                    else {
                         continue;
                     };
-                    let (low_left, low_right) = (
-                        self.optimum(&left, depth - 1),
-                        self.optimum(&right, depth - 1),
-                    );
-                    if low_left + low_right > bound + self.tolerance {
-                        continue;
-                    }
+                    let (low_left, low_right) = (solved_left.cost, solved_right.cost);
                     for (side, room) in [(left, bound - low_right), (right, bound - low_left)] {
                         let seen = with_key(&side, depth - 1, |probe| {
                             next.get_mut(probe).map(|wide| *wide = wide.max(room))
