@@ -6,7 +6,7 @@ use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc};
+use std::sync::{mpsc, Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 /// Ctrl-C as every thread sees it. Python runs its signal handlers, and so raises
@@ -89,8 +89,17 @@ pub enum Worker {
     /// One of rayon's pooled threads, which are kept: a small search then costs no thread
     /// start (a tenth of a millisecond), and its allocations find the thread's caches warm.
     /// For work that never calls Python. Called from a pooled thread, a thread of its own,
-    /// so that a search never waits on one queued behind it.
+    /// so that a search never waits on one queued behind it; and in a process forked after
+    /// the pool started, which has none of its threads (see [`pool_is_ours`]).
     Pooled,
+}
+
+/// Whether rayon's pool, if started, was started by this process. A process forked from one
+/// whose pool was running inherits the pool's bookkeeping but none of its threads, so work
+/// sent to the pool would never run (multiprocessing's default start on Linux forks).
+fn pool_is_ours() -> bool {
+    static STARTED_BY: OnceLock<u32> = OnceLock::new();
+    *STARTED_BY.get_or_init(std::process::id) == std::process::id()
 }
 
 /// Runs `work` on a `worker` thread with the GIL released. Every [`SIGNAL_POLL`], and once
@@ -176,7 +185,7 @@ where
                 stop_asked,
             }
         };
-        if worker == Worker::Pooled && rayon::current_thread_index().is_none() {
+        if worker == Worker::Pooled && rayon::current_thread_index().is_none() && pool_is_ours() {
             rayon::in_place_scope(|scope| {
                 scope.spawn(|_| job());
                 wait()
