@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from odtree import DistilledTreeClassifier, OptimalTreeClassifier, RashomonSet
-from odtree._utils.inputs import as_vector, plain_matrix
+from odtree._utils.inputs import as_vector, is_plain_matrix
 from odtree.preprocessing._binarizer import NUMERIC_DTYPES
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.utils._param_validation import InvalidParameterError
@@ -26,7 +26,7 @@ LEFT = [X.astype(">f8"), X.astype(object), X.astype(np.float16), np.asmatrix(X),
 @pytest.mark.parametrize("matrix", TAKEN, ids=range(len(TAKEN)))
 def test_a_plain_matrix_is_what_check_array_returns_unchanged(matrix):
     allow_nan = bool(np.isnan(np.asarray(matrix, dtype=float)).any())
-    assert plain_matrix(matrix, NUMERIC_DTYPES, allow_nan=allow_nan) is matrix
+    assert is_plain_matrix(matrix, NUMERIC_DTYPES, allow_nan=allow_nan)
     checked = check_array(matrix, dtype=NUMERIC_DTYPES,
                           ensure_all_finite="allow-nan" if allow_nan else True)
     assert checked.dtype == matrix.dtype and np.array_equal(checked, matrix, equal_nan=True)
@@ -34,7 +34,7 @@ def test_a_plain_matrix_is_what_check_array_returns_unchanged(matrix):
 
 @pytest.mark.parametrize("matrix", LEFT, ids=range(len(LEFT)))
 def test_anything_else_is_left_to_scikit_learn(matrix):
-    assert plain_matrix(matrix, NUMERIC_DTYPES) is None
+    assert not is_plain_matrix(matrix, NUMERIC_DTYPES)
 
 
 @pytest.mark.parametrize("y", [Y, Y.astype(float), Y.astype(str), Y.astype(bool),

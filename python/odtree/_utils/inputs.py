@@ -23,30 +23,30 @@ def is_missing(value) -> bool:
         return True
 
 
-def plain_matrix(X, dtypes, allow_nan: bool = False):
-    """``X`` itself when scikit-learn's ``check_array(X, dtype=dtypes)`` would return it
-    unchanged and raise nothing: a numpy array (not a subclass) of two dimensions, at least
-    one row and one column, one of ``dtypes`` in native byte order, with no infinite value
-    (nor NaN, unless ``allow_nan``); else None, for the full check and its errors. Small fits
-    spend more time in that check than in the search."""
+def is_plain_matrix(X, dtypes, allow_nan: bool = False) -> bool:
+    """Whether scikit-learn's ``check_array(X, dtype=dtypes)`` would return ``X`` unchanged
+    and raise nothing: a numpy array (not a subclass) of two dimensions, at least one row and
+    one column, one of ``dtypes`` in native byte order, with no infinite value (nor NaN,
+    unless ``allow_nan``). Small fits spend more time in that check than in the search."""
     if type(X) is not np.ndarray or X.ndim != 2 or 0 in X.shape:
-        return None
+        return False
     if not any(X.dtype == dtype for dtype in dtypes):
-        return None
+        return False
     if X.dtype.kind == "f":
-        finite = not np.isinf(X).any() if allow_nan else np.isfinite(X).all()
-        if not finite:
-            return None
-    return X
+        return bool(not np.isinf(X).any() if allow_nan else np.isfinite(X).all())
+    return True
+
+
+def is_plain_vector(y) -> bool:
+    """Whether scikit-learn's ``column_or_1d(y)`` would return ``y``'s values unchanged: a
+    numpy array (not a subclass) of one dimension, of booleans, numbers or strings."""
+    return type(y) is np.ndarray and y.ndim == 1 and y.dtype.kind in "biufU"
 
 
 def as_vector(y) -> np.ndarray:
-    """scikit-learn's ``column_or_1d(y, warn=True)``, skipped for a numpy array (not a
-    subclass) of one dimension, of booleans, numbers or strings, which it would return
-    unchanged."""
-    if type(y) is np.ndarray and y.ndim == 1 and y.dtype.kind in "biufU":
-        return y
-    return column_or_1d(y, warn=True)
+    """scikit-learn's ``column_or_1d(y, warn=True)``, skipped for a plain vector
+    (:func:`is_plain_vector`)."""
+    return y if is_plain_vector(y) else column_or_1d(y, warn=True)
 
 
 def forget_feature_names(estimator, X) -> None:

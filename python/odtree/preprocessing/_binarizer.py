@@ -22,7 +22,7 @@ from sklearn.utils.validation import (
 )
 
 from .._utils.deadline import NO_DEADLINE
-from .._utils.inputs import forget_feature_names, is_dataframe, plain_matrix
+from .._utils.inputs import forget_feature_names, is_dataframe, is_plain_matrix
 from ..tree._arrays import UNKNOWN
 from ._columns import (
     category_codes,
@@ -464,8 +464,8 @@ class Binarizer(TransformerMixin, BaseEstimator):
         checked = validated and not reset  # an estimator checked X against this fit
         if not is_dataframe(X):
             if kinds is None or "categorical" not in kinds:
-                if reset and (validated and type(X) is np.ndarray or plain_matrix(
-                        X, NUMERIC_DTYPES, allow_nan=split) is not None):
+                if reset and (validated and type(X) is np.ndarray or is_plain_matrix(
+                        X, NUMERIC_DTYPES, allow_nan=split)):
                     forget_feature_names(self, X)  # what the check below records, at less cost
                 elif not checked:
                     with missing_values_hint(MISSING_ADVICE):

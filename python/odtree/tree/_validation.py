@@ -15,7 +15,13 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from .._utils.inputs import forget_feature_names, is_dataframe, is_missing, plain_matrix
+from .._utils.inputs import (
+    forget_feature_names,
+    is_dataframe,
+    is_missing,
+    is_plain_matrix,
+    is_plain_vector,
+)
 from ..preprocessing._binarizer import MISSING_ADVICE, NUMERIC_DTYPES, missing_values_hint
 
 
@@ -42,7 +48,7 @@ def validate_training_data(estimator, X, y, supervised=True, missing=None):
         validate_data(estimator, X, skip_check_array=True)
         return X, check_target(y, len(X)) if supervised else None
     missing = getattr(estimator, "missing", "error") if missing is None else missing
-    if plain_matrix(X, NUMERIC_DTYPES, allow_nan=missing == "split") is not None and (
+    if is_plain_matrix(X, NUMERIC_DTYPES, allow_nan=missing == "split") and (
             not supervised or _plain_target(y, len(X))):
         forget_feature_names(estimator, X)  # what validate_data records, at less cost
         return X, y if supervised else None
@@ -61,7 +67,7 @@ def validate_training_data(estimator, X, y, supervised=True, missing=None):
 def _plain_target(y, n_rows: int) -> bool:
     """Whether ``y`` is what scikit-learn's check of a target returns unchanged: a numpy
     array (not a subclass) of ``n_rows`` booleans, integers, strings or finite floats."""
-    return (type(y) is np.ndarray and y.shape == (n_rows,) and y.dtype.kind in "biufU"
+    return (is_plain_vector(y) and len(y) == n_rows
             and (y.dtype.kind != "f" or bool(np.isfinite(y).all())))
 
 
