@@ -1,7 +1,8 @@
 """Rashomon sets: odtree's RashomonSet against TREEFARMS (treefarms 0.2.4) on the binary sets.
 
 Each fit runs in a process of its own, which reports the wall time of ``fit`` and the
-process's peak resident memory (``ru_maxrss``, imports included). Both first fit a depth-1
+process's peak resident memory (``ru_maxrss``, imports included); with ``--repeats k``, each
+timed fit runs in k processes and the fastest is reported, for both. Both first fit a depth-1
 set on 30 rows, so that neither pays its imports and first-call costs in the time. Both get
 the same 0/1 features, the objective "misclassification share + ``--alpha`` per leaf", the
 bound ``(1 + epsilon) x`` the optimum, and the same depth (TREEFARMS's ``depth_budget``
@@ -88,6 +89,15 @@ TREEFARMS_WORKER = textwrap.dedent("""
 """)
 
 
+def _fastest(python: str, worker: str, args: list[str], timeout: float,
+             repeats: int) -> dict | str:
+    """The run of ``repeats`` (each in a process of its own) with the fastest fit, or the
+    first failure."""
+    runs = [_run(python, worker, args, timeout) for _ in range(repeats)]
+    failed = [run for run in runs if isinstance(run, str)]
+    return failed[0] if failed else min(runs, key=lambda run: run["seconds"])
+
+
 def _run(python: str, worker: str, args: list[str], timeout: float) -> dict | str:
     try:
         done = subprocess.run([python, "-c", worker, *args], capture_output=True, text=True,
@@ -107,6 +117,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--alpha", type=float, default=0.01)
     parser.add_argument("--max-trees", type=int, default=100_000)
     parser.add_argument("--timeout", type=float, default=600)
+    parser.add_argument("--repeats", type=int, default=1,
+                        help="processes per fit, the fastest reported (default: 1)")
     parser.add_argument("--treefarms-python", default=sys.executable)
     parser.add_argument("--data-dir", default=os.environ.get("ODTREE_DATA", os.path.join(
         os.path.dirname(__file__), "..", "..", "shared", "datasets")))
@@ -123,9 +135,11 @@ def main(argv: list[str]) -> int:
                 common = [path, depth, str(args.alpha), epsilon]
                 every = _run(sys.executable, ODTREE_WORKER,
                              [*common, str(args.max_trees), "every"], args.timeout)
-                ours = _run(sys.executable, ODTREE_WORKER,
-                            [*common, str(args.max_trees), "treefarms"], args.timeout)
-                theirs = _run(args.treefarms_python, TREEFARMS_WORKER, common, args.timeout)
+                ours = _fastest(sys.executable, ODTREE_WORKER,
+                                [*common, str(args.max_trees), "treefarms"], args.timeout,
+                                args.repeats)
+                theirs = _fastest(args.treefarms_python, TREEFARMS_WORKER, common,
+                                  args.timeout, args.repeats)
                 cells = [name, depth, epsilon]
                 for result in (every, ours, theirs):
                     if isinstance(result, str):

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from odtree import DistilledTreeClassifier, OptimalTreeClassifier, RashomonSet
-from odtree._utils.inputs import as_vector, is_plain_matrix
+from odtree._utils.inputs import as_vector, encode_labels, is_plain_matrix
 from odtree.preprocessing._binarizer import NUMERIC_DTYPES
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.utils._param_validation import InvalidParameterError
@@ -93,3 +93,19 @@ def test_a_value_found_valid_is_not_taken_for_another_of_its_type():
         RashomonSet(max_depth=1, n_jobs=[1]).fit(X, Y)  # not a plain value: checked each time
     with pytest.raises(InvalidParameterError, match="max_depth"):
         OptimalTreeClassifier(max_depth=-1).fit(X, Y)
+
+
+LABELS = [np.array([3, 0, 3, 7], dtype=dtype) for dtype in
+          (np.int8, np.int16, np.int64, np.uint8, np.uint32, np.uint64)] + [
+    np.array([-1, 2, -1]), np.array([0, 10**9]), np.array([True, False, True]),
+    np.array(["b", "a", "b"]), np.array([0.5, 0.0, 0.5]), np.array([5]),
+    RNG.integers(0, 3, size=500), RNG.integers(0, 600, size=500)]
+
+
+@pytest.mark.parametrize("labels", LABELS, ids=range(len(LABELS)))
+def test_labels_are_encoded_as_np_unique_encodes_them(labels):
+    classes, codes = encode_labels(labels)
+    expected_classes, expected_codes = np.unique(labels, return_inverse=True)
+    assert classes.dtype == expected_classes.dtype and codes.dtype == expected_codes.dtype
+    np.testing.assert_array_equal(classes, expected_classes)
+    np.testing.assert_array_equal(codes, expected_codes)

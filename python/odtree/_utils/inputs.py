@@ -49,6 +49,17 @@ def as_vector(y) -> np.ndarray:
     return y if is_plain_vector(y) else column_or_1d(y, warn=True)
 
 
+def encode_labels(y) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(y, return_inverse=True)`` for a 1-D ``y``: the sorted classes, and each
+    row's index among them. Labels that are small non-negative integers are counted instead
+    of sorted."""
+    y = np.asarray(y)
+    if y.ndim == 1 and y.dtype.kind in "iu" and len(y) and 0 <= y.min() and y.max() <= 2 * len(y):
+        present = np.bincount(y) > 0
+        return np.flatnonzero(present).astype(y.dtype), np.cumsum(present)[y] - 1
+    return np.unique(y, return_inverse=True)
+
+
 def forget_feature_names(estimator, X) -> None:
     """What scikit-learn's ``validate_data(estimator, X, reset=True)`` records for an array
     without column names: the number of columns, and no ``feature_names_in_`` from an

@@ -17,7 +17,7 @@ from .._search.fitting import one_fit_at_a_time
 from .._search.memory import parse_bytes
 from .._search.solver import threads
 from .._utils.deadline import Deadline
-from .._utils.inputs import as_vector
+from .._utils.inputs import as_vector, encode_labels
 from .._utils.params import ParamsCheckedOnce
 from .._utils.registry import register
 from .._utils.warn import warn
@@ -165,8 +165,10 @@ class _RashomonBase(ParamsCheckedOnce, BaseEstimator):
         n_rows = _num_samples(X)
         if len(y) != n_rows:
             raise ValueError(f"y has {len(y)} rows; X has {n_rows}")
-        weight = np.ones(len(y)) if sample_weight is None else \
-            np.asarray(sample_weight, dtype=np.float64)
+        if sample_weight is None:  # every row kept
+            targets = None if targets is None else np.ascontiguousarray(targets, np.float64)
+            return binarizer, binary, labels.astype(np.uint32), n_labels, np.ones(n_rows), targets
+        weight = np.asarray(sample_weight, dtype=np.float64)
         if weight.shape != (len(y),) or not np.all(np.isfinite(weight)) or np.any(weight < 0):
             raise ValueError("sample_weight must hold one finite, non-negative weight per row")
         kept = np.flatnonzero(weight > 0)
@@ -468,7 +470,7 @@ class RashomonSet(ClassifierMixin, _RashomonBase):
     def _targets(self, y):
         if y.dtype.kind not in "biuUS":  # ints, bools and strings are always class labels
             check_classification_targets(y)
-        self.classes_, codes = np.unique(y, return_inverse=True)
+        self.classes_, codes = encode_labels(y)
         return codes, len(self.classes_), None
 
     def _stats_len(self) -> int:

@@ -10,6 +10,7 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.class_weight import compute_sample_weight
 
 from .._search.vocabulary import DEFAULTS
+from .._utils.inputs import encode_labels
 from ._base import SEARCH_CONSTRAINTS, LeafClassifier, OptimalTreeBase
 from ._constraints import CONSTRAINT_PARAMETERS
 from ._validation import validate_classification
@@ -380,7 +381,7 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
         start = time.perf_counter()
         X, y = validate_classification(self, X, y)
         weight = self._training_weight(sample_weight, y)
-        self.classes_, y_encoded = np.unique(y, return_inverse=True)
+        self.classes_, y_encoded = encode_labels(y)
         objective = self._objective(len(self.classes_), np.flatnonzero(weight > 0))
         self._check_monotonic(objective)
         binary_X = self._binarize_training(X, y, weight, objective["objective"])
