@@ -3,7 +3,7 @@
 use crate::convert::{columns_of, greedy_tree_to_dict, selection_to_dict};
 use crate::error::to_py_err;
 use crate::greedy::config_of;
-use crate::interrupt::run_interruptible;
+use crate::interrupt::{run_interruptible, Worker};
 use numpy::{PyReadonlyArray1, PyReadonlyArray2};
 use odtree_core::greedy::{
     backward_elimination as eliminate, DistinctTrees, Elimination, Fold, GreedyConfig,
@@ -79,17 +79,18 @@ impl PyDistinctTreeSearch {
         time_limit: Option<f64>,
     ) -> PyResult<(Bound<'py, PyList>, Option<&'static str>)> {
         let (table, config, search) = (&self.table, self.config, &mut self.search);
-        let (outcome, interrupted) = run_interruptible(py, time_limit, move |mut budget| {
-            let learner = GreedyLearner::new(table, config)?;
-            let mut found = Vec::new();
-            while found.len() < max_trees {
-                match search.next_tree(&learner, &mut budget)? {
-                    Some(tree) => found.push(tree),
-                    None => break,
+        let (outcome, interrupted) =
+            run_interruptible(py, time_limit, Worker::Pooled, move |mut budget| {
+                let learner = GreedyLearner::new(table, config)?;
+                let mut found = Vec::new();
+                while found.len() < max_trees {
+                    match search.next_tree(&learner, &mut budget)? {
+                        Some(tree) => found.push(tree),
+                        None => break,
+                    }
                 }
-            }
-            Ok((found, budget.stopped()))
-        })?;
+                Ok((found, budget.stopped()))
+            })?;
         let (found, stopped) = outcome.map_err(to_py_err)?;
         let batch = PyList::empty(py);
         for distinct in found {
@@ -117,14 +118,15 @@ impl PyDistinctTreeSearch {
         time_limit: Option<f64>,
     ) -> PyResult<(usize, Option<&'static str>)> {
         let (table, config, search) = (&self.table, self.config, &mut self.search);
-        let (outcome, interrupted) = run_interruptible(py, time_limit, move |mut budget| {
-            let learner = GreedyLearner::new(table, config)?;
-            let mut count = 0;
-            while search.next_tree(&learner, &mut budget)?.is_some() {
-                count += 1;
-            }
-            Ok((count, budget.stopped()))
-        })?;
+        let (outcome, interrupted) =
+            run_interruptible(py, time_limit, Worker::Pooled, move |mut budget| {
+                let learner = GreedyLearner::new(table, config)?;
+                let mut count = 0;
+                while search.next_tree(&learner, &mut budget)?.is_some() {
+                    count += 1;
+                }
+                Ok((count, budget.stopped()))
+            })?;
         let (count, stopped) = outcome.map_err(to_py_err)?;
         Ok((count, stop_name(stopped, interrupted)))
     }
@@ -185,7 +187,7 @@ pub fn backward_elimination<'py>(
         .map(|(building, search)| Fold { building, search })
         .collect();
     // a Ctrl-C that came only as the elimination converged leaves its result whole
-    let (selection, _) = run_interruptible(py, time_limit, move |mut budget| {
+    let (selection, _) = run_interruptible(py, time_limit, Worker::Pooled, move |mut budget| {
         let table = Table::new(columns, labels, n_classes)?;
         let features: Vec<usize> = (0..table.n_features()).collect();
         eliminate(

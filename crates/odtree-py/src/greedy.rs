@@ -2,7 +2,7 @@
 
 use crate::convert::{columns_of, greedy_tree_to_dict};
 use crate::error::to_py_err;
-use crate::interrupt::run_interruptible;
+use crate::interrupt::{run_interruptible, Worker};
 use numpy::{PyReadonlyArray1, PyReadonlyArray2};
 use odtree_core::budget::Stop;
 use odtree_core::greedy::{Criterion, GreedyConfig, GreedyLearner, Table};
@@ -74,14 +74,15 @@ pub fn greedy_tree<'py>(
     let columns = columns_of(numeric, categorical, &categorical_columns, labels.len())?;
     let allowed = allowed_features.unwrap_or_else(|| (0..columns.len()).collect());
     let weights = sample_weight.map(|w| w.as_array().to_vec());
-    let (grown, interrupted) = run_interruptible(py, time_limit, move |mut budget| {
-        let mut table = Table::new(columns, labels, n_classes)?;
-        if let Some(weights) = weights {
-            table = table.with_weights(&weights)?;
-        }
-        let tree = GreedyLearner::new(&table, config)?.build_within(&allowed, &mut budget)?;
-        Ok::<_, odtree_core::OdtError>((tree, budget.stopped()))
-    })?;
+    let (grown, interrupted) =
+        run_interruptible(py, time_limit, Worker::Pooled, move |mut budget| {
+            let mut table = Table::new(columns, labels, n_classes)?;
+            if let Some(weights) = weights {
+                table = table.with_weights(&weights)?;
+            }
+            let tree = GreedyLearner::new(&table, config)?.build_within(&allowed, &mut budget)?;
+            Ok::<_, odtree_core::OdtError>((tree, budget.stopped()))
+        })?;
     let (tree, stopped) = grown.map_err(to_py_err)?;
     let stopped = stopped.or(interrupted.then_some(Stop::Interrupted));
     let dict = greedy_tree_to_dict(py, &tree)?;

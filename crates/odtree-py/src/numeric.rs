@@ -2,7 +2,7 @@
 
 use crate::convert::numeric_solution_to_dict;
 use crate::error::to_py_err;
-use crate::interrupt::run_interruptible;
+use crate::interrupt::{run_interruptible, Worker};
 use numpy::{PyReadonlyArray1, PyReadonlyArray2};
 use odtree_core::continuous::loss::{ClassLoss, SquaredLoss};
 use odtree_core::continuous::pinball::PinballLoss;
@@ -108,14 +108,14 @@ pub fn solve_numeric<'py>(
             match quantile {
                 None => {
                     let loss = SquaredLoss::new(&targets, weights);
-                    run_interruptible(py, time_limit, |budget| {
+                    run_interruptible(py, time_limit, Worker::Pooled, |budget| {
                         sorted().map(|data| solve(&data, &loss, &config, budget))
                     })?
                     .0
                 }
                 Some(q) if q > 0.0 && q < 1.0 && scale > 0.0 => {
                     let loss = PinballLoss::new(&targets, weights, q, scale);
-                    run_interruptible(py, time_limit, |budget| {
+                    run_interruptible(py, time_limit, Worker::Pooled, |budget| {
                         sorted().map(|data| solve(&data, &loss, &config, budget))
                     })?
                     .0
@@ -145,7 +145,7 @@ pub fn solve_numeric<'py>(
                         "a metric needs two classes and no cost matrix",
                     ));
                 }
-                let found = run_interruptible(py, time_limit, |budget| {
+                let found = run_interruptible(py, time_limit, Worker::Pooled, |budget| {
                     sorted().and_then(|data| {
                         solve_metric(&data, &labels, &weights, metric, &config, budget)
                     })
@@ -163,7 +163,7 @@ pub fn solve_numeric<'py>(
                 ))));
             }
             let loss = ClassLoss::new(labels, weights, n_classes, costs);
-            run_interruptible(py, time_limit, |budget| {
+            run_interruptible(py, time_limit, Worker::Pooled, |budget| {
                 sorted().map(|data| solve(&data, &loss, &config, budget))
             })?
             .0

@@ -2,7 +2,7 @@
 
 use crate::convert::matrix_of;
 use crate::error::to_py_err;
-use crate::interrupt::run_interruptible;
+use crate::interrupt::{run_interruptible, Worker};
 use numpy::{PyArray1, PyReadonlyArray1, PyReadonlyArray2};
 use odtree_core::rashomon::Rashomon;
 use odtree_core::Dataset;
@@ -72,7 +72,12 @@ pub fn rashomon_set<'py>(
             )))
         }
     };
-    let (found, _) = run_interruptible(py, time_limit, move |budget| {
+    let worker = if small(max_depth, allowed.len(), n_rows) {
+        Worker::Inline
+    } else {
+        Worker::Pooled
+    };
+    let (found, _) = run_interruptible(py, time_limit, worker, move |budget| {
         let data = Dataset::new(&matrix, n_rows, &labels, n_classes)?;
         let search = Rashomon::new(&data, &weights, leaf_penalty, &allowed, budget)?
             .with_max_bytes(max_bytes)
@@ -104,4 +109,11 @@ pub fn rashomon_set<'py>(
     out.set_item("stopped", found.stopped.map(|stop| stop.as_str()))?;
     out.set_item("wipes", found.wipes)?;
     Ok(out)
+}
+
+/// Whether a Rashomon search is small enough to run on the calling thread
+/// ([`Worker::Inline`]): depth at most 2 over at most 16 features and 1,024 rows. It lists
+/// at most 16 × 17² trees, in a few milliseconds at most.
+fn small(max_depth: u32, n_features: usize, n_rows: usize) -> bool {
+    max_depth <= 2 && n_features <= 16 && n_rows <= 1024
 }
