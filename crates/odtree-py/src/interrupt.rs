@@ -92,9 +92,9 @@ pub enum Worker {
     /// so that a search never waits on one queued behind it; and in a process forked after
     /// the pool started, which has none of its threads (see [`pool_is_ours`]).
     Pooled,
-    /// The calling thread, with the GIL released and no polling: for work of a millisecond
-    /// or less, where a thread hop costs more than the work (in a fresh process, a
-    /// pooled thread's first run of a small search took 0.1–0.2 ms more). A Ctrl-C arriving
+    /// The calling thread, with the GIL released and no polling: for work of a few
+    /// milliseconds at most, where a thread hop can cost more than the work (in a fresh
+    /// process, a pooled thread's first run of a small search took 0.1–0.2 ms more). A Ctrl-C arriving
     /// meanwhile is left to Python, which raises it when the call returns. For work that
     /// never calls Python.
     Inline,
