@@ -133,9 +133,8 @@ impl<I: KeyIndex, O: Objective, C: Cost> Kernel<'_, I, O, C> {
         level.positive_rows.resize(n_features, 0);
         for f in 0..n_features as u32 {
             if !self.on_path[f as usize] {
-                let (single, single_rows) = sums.single(f);
-                level.positive[f as usize * len..(f as usize + 1) * len].copy_from_slice(single);
-                level.positive_rows[f as usize] = single_rows;
+                let slot = f as usize * len..(f as usize + 1) * len;
+                level.positive_rows[f as usize] = sums.single(f, &mut level.positive[slot]);
             }
         }
         self.list_valid(level, stats, rows);

@@ -112,10 +112,10 @@ impl Chains {
         }
     }
 
-    /// Whether numbers `a` and `b` are in one chain.
+    /// Whether number `r` continues the chain of number r − 1.
     #[inline]
-    fn together(&self, a: usize, b: usize) -> bool {
-        self.chain[a] == self.chain[b]
+    fn continues(&self, r: usize) -> bool {
+        r > 0 && self.chain[r - 1] == self.chain[r]
     }
 
     /// The numbers of the features `row` enters its chains at, increasing.
@@ -148,82 +148,150 @@ struct EntrySums {
 pub(crate) struct KeptSums<'a> {
     /// The set's sums by pair of entry features.
     entry: &'a [f64],
-    /// Each feature's sums (by number), with the number of rows.
+    /// Each feature's sums and number of rows, column by column: `diagonal[c * n + a]` for
+    /// number a.
     diagonal: &'a [f64],
-    /// One row of the sums by pair of features, as [`for_each_pair`](Self::for_each_pair)
-    /// goes.
+    /// One row of the sums by pair of features, column by column like `diagonal`, as
+    /// [`for_each_row`](Self::for_each_row) goes.
     running: &'a mut [f64],
-    /// The running sum along b of one pair's entry sums.
-    along: &'a mut [f64],
     chains: &'a Chains,
     len: usize,
 }
 
-impl KeptSums<'_> {
-    /// The statistics of the rows where feature `f` is 1, and the number of those rows.
+/// The sums of one feature number a with every later number b > a, column by column: what
+/// [`KeptSums::for_each_row`] hands over.
+pub(crate) struct RowSums<'a> {
+    /// `running[c * n + b]`: statistic c of the rows where both a and b are 1 (c = len: the
+    /// number of those rows).
+    running: &'a [f64],
+    diagonal: &'a [f64],
+    feature: &'a [u32],
+    n: usize,
+    a: usize,
+}
+
+impl RowSums<'_> {
+    /// Statistic `c` (c = len: the number of rows) of the rows where a and b are both 1, for
+    /// b = a + 1, a + 2, ….
     #[inline]
-    pub fn single(&self, f: u32) -> (&[f64], u32) {
-        let stride = self.len + 1;
-        let at = self.chains.rank[f as usize] as usize * stride;
-        let cell = &self.diagonal[at..at + stride];
-        (&cell[..self.len], cell[self.len] as u32)
+    pub fn pairs(&self, c: usize) -> &[f64] {
+        &self.running[c * self.n + self.a + 1..(c + 1) * self.n]
     }
 
-    /// Calls `visit(f, g, stats, rows)` for every pair of distinct features with the
-    /// statistics of the rows where both are 1, and the number of those rows; the pairs of
-    /// `skip`ped features (`skip(f)` true) are passed over. Returns false if the budget ran
-    /// out first.
+    /// Statistic `c` (c = len: the number of rows) of the rows where b is 1, for b = a + 1,
+    /// a + 2, ….
+    #[inline]
+    pub fn singles(&self, c: usize) -> &[f64] {
+        &self.diagonal[c * self.n + self.a + 1..(c + 1) * self.n]
+    }
+
+    /// The features of numbers a + 1, a + 2, ….
+    #[inline]
+    pub fn features(&self) -> &[u32] {
+        &self.feature[self.a + 1..]
+    }
+}
+
+impl KeptSums<'_> {
+    /// The features by number.
+    pub fn features(&self) -> &[u32] {
+        &self.chains.feature
+    }
+
+    /// Writes into `out` the statistics of the rows where feature `f` is 1, and returns the
+    /// number of those rows.
+    #[inline]
+    pub fn single(&self, f: u32, out: &mut [f64]) -> u32 {
+        let (a, n) = (
+            self.chains.rank[f as usize] as usize,
+            self.chains.rank.len(),
+        );
+        for (c, value) in out.iter_mut().enumerate() {
+            *value = self.diagonal[c * n + a];
+        }
+        self.diagonal[self.len * n + a] as u32
+    }
+
+    /// Calls `visit(f, row)` for every feature f not `skip`ped (`skip(f)` true), with the
+    /// sums of f's number a with every later number ([`RowSums`]): every pair of distinct
+    /// features once. Returns false if the budget ran out first.
     ///
     /// The sums of a pair of numbers a < b are the two-dimensional prefix sum of the entry
     /// sums over their chains: one row of them, a's, is kept, and made from the row before
     /// (when a continues its chain) and the running sum of the entry sums along b.
-    pub fn for_each_pair(
+    pub fn for_each_row(
         &mut self,
         budget: &mut Budget,
         skip: impl Fn(u32) -> bool,
-        mut visit: impl FnMut(u32, u32, &[f64], u32),
+        mut visit: impl FnMut(u32, RowSums<'_>),
     ) -> bool {
         let (chains, len) = (self.chains, self.len);
         let (n, stride) = (chains.rank.len(), len + 1);
-        let (running, along) = (&mut *self.running, &mut *self.along);
+        let running = &mut *self.running;
         for a in 0..n {
             if budget.exhausted(false) {
                 return false;
             }
-            let row = &self.entry[a * n * stride..(a + 1) * n * stride];
-            let continues = a > 0 && chains.together(a - 1, a);
-            // along b: the entry sums' running sum within each chain, plus (where a continues
-            // its chain) the row before
-            for b in a..n {
-                let at = b * stride..(b + 1) * stride;
-                let (cells, sums) = (&row[at.clone()], &mut running[at]);
-                let chained = b > a && chains.together(b - 1, b);
-                for c in 0..stride {
-                    along[c] = if chained {
-                        cells[c] + along[c]
-                    } else {
-                        cells[c]
-                    };
-                    sums[c] = if continues {
-                        along[c] + sums[c]
-                    } else {
-                        along[c]
-                    };
-                }
+            let entry = &self.entry[a * n * stride..(a + 1) * n * stride];
+            match stride {
+                3 => prefix_row::<3>(entry, running, chains, a, stride),
+                4 => prefix_row::<4>(entry, running, chains, a, stride),
+                5 => prefix_row::<5>(entry, running, chains, a, stride),
+                _ => prefix_row::<0>(entry, running, chains, a, stride),
             }
             let f = chains.feature[a];
-            if skip(f) {
-                continue;
-            }
-            for b in a + 1..n {
-                let g = chains.feature[b];
-                if !skip(g) {
-                    let cell = &running[b * stride..(b + 1) * stride];
-                    visit(f, g, &cell[..len], cell[len] as u32);
-                }
+            if !skip(f) {
+                visit(
+                    f,
+                    RowSums {
+                        running,
+                        diagonal: self.diagonal,
+                        feature: &chains.feature,
+                        n,
+                        a,
+                    },
+                );
             }
         }
         true
+    }
+}
+
+/// Makes number a's row of pair sums (`running[c * n + b]` for b ≥ a, from the row of
+/// number a − 1 where a continues its chain) from a's `entry` sums (`entry[b * stride + c]`):
+/// the entry sums' running sum along b within each chain, plus the row before. `S` is the
+/// stride when known at compile time (0 if not).
+#[inline(always)]
+fn prefix_row<const S: usize>(
+    entry: &[f64],
+    running: &mut [f64],
+    chains: &Chains,
+    a: usize,
+    stride: usize,
+) {
+    let stride = if S == 0 { stride } else { S };
+    let n = chains.rank.len();
+    let continues = chains.continues(a);
+    // the running sums along b, in registers when the stride is known
+    let (mut fixed, mut any) = ([0.0; S], Vec::new());
+    let along: &mut [f64] = if S == 0 {
+        any.resize(stride, 0.0);
+        &mut any
+    } else {
+        &mut fixed
+    };
+    for b in a..n {
+        let cells = &entry[b * stride..(b + 1) * stride];
+        let chained = b > a && chains.continues(b);
+        for c in 0..stride {
+            along[c] = if chained {
+                cells[c] + along[c]
+            } else {
+                cells[c]
+            };
+            let sum = &mut running[c * n + b];
+            *sum = if continues { along[c] + *sum } else { along[c] };
+        }
     }
 }
 
@@ -250,11 +318,10 @@ fn add_to_pairs<const S: usize>(cells: &mut [f64], n: usize, list: &[u32], delta
 pub(crate) struct SumCounters {
     sets: [EntrySums; 2],
     chains: Chains,
-    /// Each feature's sums within the set last read, by number.
+    /// Each feature's sums within the set last read, by number, column by column.
     diagonal: Vec<f64>,
-    /// Buffers of [`KeptSums::for_each_pair`]: one row of pair sums, one pair's.
+    /// The buffer of [`KeptSums::for_each_row`]: one row of pair sums.
     running: Vec<f64>,
-    along: Vec<f64>,
     /// The rows of the current cover, dense.
     dense: Vec<u64>,
     /// One row's statistics, and what they add to a cell.
@@ -287,7 +354,6 @@ impl SumCounters {
             sets: [empty(), empty()],
             diagonal: vec![0.0; n * (len + 1)],
             running: vec![0.0; n * (len + 1)],
-            along: vec![0.0; len + 1],
             chains,
             dense: vec![0; data.n_words()],
             row: vec![0.0; len],
@@ -336,8 +402,8 @@ impl SumCounters {
             let at = (a * n + a) * stride;
             for c in 0..stride {
                 let here = entry[at + c];
-                self.diagonal[a * stride + c] = if a > 0 && self.chains.together(a - 1, a) {
-                    here + self.diagonal[(a - 1) * stride + c]
+                self.diagonal[c * n + a] = if self.chains.continues(a) {
+                    here + self.diagonal[c * n + a - 1]
                 } else {
                     here
                 };
@@ -347,7 +413,6 @@ impl SumCounters {
             entry,
             diagonal: &self.diagonal,
             running: &mut self.running,
-            along: &mut self.along,
             chains: &self.chains,
             len: self.len,
         })
@@ -480,12 +545,22 @@ mod tests {
                     // every pair's sums, by (f, g) with f ≤ g, the features with themselves
                     let mut read = std::collections::BTreeMap::new();
                     let mut sums = counters.sum(&cover, contribution, &mut budget).unwrap();
+                    let mut singles = std::collections::BTreeMap::new();
                     for f in 0..n {
-                        let (stats, rows) = sums.single(f);
-                        read.insert((f, f), (stats.to_vec(), rows));
+                        let mut stats = vec![0.0; 3];
+                        let rows = sums.single(f, &mut stats);
+                        singles.insert(f, (stats.clone(), rows));
+                        read.insert((f, f), (stats, rows));
                     }
-                    let complete = sums.for_each_pair(&mut budget, |_| false, |f, g, stats, rows| {
-                        assert!(read.insert((f.min(g), f.max(g)), (stats.to_vec(), rows)).is_none());
+                    let complete = sums.for_each_row(&mut budget, |_| false, |f, row| {
+                        for (b, &g) in row.features().iter().enumerate() {
+                            let stats: Vec<f64> = (0..3).map(|c| row.pairs(c)[b]).collect();
+                            let rows = row.pairs(3)[b] as u32;
+                            assert!(read.insert((f.min(g), f.max(g)), (stats, rows)).is_none());
+                            // the later feature's own sums, beside the pair's
+                            let single: Vec<f64> = (0..3).map(|c| row.singles(c)[b]).collect();
+                            assert_eq!((single, row.singles(3)[b] as u32), singles[&g]);
+                        }
                     });
                     prop_assert!(complete);
                     prop_assert_eq!(read.len(), (n * (n + 1) / 2) as usize);

@@ -10,6 +10,7 @@
 
 mod pairs;
 pub(crate) mod pinball;
+mod rows;
 mod two_class;
 
 use super::counts::Counters;
@@ -21,6 +22,7 @@ use crate::data::Dataset;
 use crate::objective::{Leaf, Objective};
 use crate::stats::{Statistics, Weights};
 use crate::subproblem::Decision;
+use rows::RowCosts;
 
 /// Reusable buffers of the depth-2 solver.
 #[derive(Debug, Default)]
@@ -47,6 +49,13 @@ pub(crate) struct Depth2<C> {
     /// Four cells and one pair of statistics.
     cells: Vec<f64>,
     pair: Vec<f64>,
+    /// The leaf costs of one root's row of pairs (kept-sums path only).
+    row_costs: RowCosts,
+    /// The objective of each child's best split so far, by feature number: left children,
+    /// then right ones (kept-sums path only).
+    mirror: Vec<f64>,
+    /// The children each pair of a root's row may improve (kept-sums path only).
+    marks: Vec<u8>,
     /// Pair counts of the two-class path, built on first use.
     counters: Option<Counters>,
     /// Pair sums of the weighted path, kept across nodes, built on first use.

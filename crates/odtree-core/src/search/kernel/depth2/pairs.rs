@@ -2,6 +2,7 @@
 //! popcounts for uniform weights, and otherwise row by row (all pairs at once while their table
 //! is small) or pair by pair (memory linear in the candidates).
 
+use super::rows::{bit_if, may_improve};
 use super::{Depth2, Node, Rules, PAIR_TABLE_BYTES};
 use crate::bitset::bits_of;
 use crate::budget::Budget;
@@ -9,6 +10,13 @@ use crate::data::{item, Dataset};
 use crate::objective::Objective;
 use crate::search::kernel::sums::SumCounters;
 use crate::subproblem::Cost;
+
+/// The children of a pair of candidates i < j, as bits: i's left and right, j's left and right.
+pub(super) const ROOT_LEFT: u8 = 1;
+pub(super) const ROOT_RIGHT: u8 = 2;
+pub(super) const OTHER_LEFT: u8 = 4;
+pub(super) const OTHER_RIGHT: u8 = 8;
+pub(super) const ALL_CHILDREN: u8 = ROOT_LEFT | ROOT_RIGHT | OTHER_LEFT | OTHER_RIGHT;
 
 /// Writes into `gathered` each candidate's column restricted to the cover's non-zero words,
 /// one candidate after another.
@@ -123,8 +131,9 @@ impl<C: Cost> Depth2<C> {
     }
 
     /// Pair statistics from the sums kept across nodes ([`SumCounters`]), moved to this
-    /// node's rows, visited in the sums' order of features (the children's ties still go to
-    /// the earlier candidate). Returns false if the budget ran out first.
+    /// node's rows, one root's row of pairs at a time ([`super::rows`]): the row's leaf costs,
+    /// then the children each pair may improve, then those relaxed. Returns false if the
+    /// budget ran out first.
     fn count_pairs_kept<O: Objective>(
         &mut self,
         rules: &Rules<O>,
@@ -144,18 +153,77 @@ impl<C: Cost> Depth2<C> {
         for (i, &f) in node.candidates.iter().enumerate() {
             position[f as usize] = i as u32;
         }
+        let mut row_costs = std::mem::take(&mut self.row_costs);
+        let (mut mirror, mut marks) = (
+            std::mem::take(&mut self.mirror),
+            std::mem::take(&mut self.marks),
+        );
+        let tol = rules.tolerance;
         let complete = match counters.sum(node.cover, contribution, budget) {
-            Some(mut sums) => sums.for_each_pair(
-                budget,
-                |f| position[f as usize] == u32::MAX,
-                |f, g, stats, rows| {
-                    let (i, j) = (position[f as usize], position[g as usize]);
-                    self.evaluate_pair(rules, node, i as usize, j as usize, stats, rows);
-                },
-            ),
+            Some(mut sums) => {
+                // each feature's children's best splits so far by feature number (their
+                // objectives; −∞ for the features that are not candidates, never improved)
+                let n = sums.features().len();
+                mirror.clear();
+                mirror.resize(2 * n, f64::NEG_INFINITY);
+                for (number, &f) in sums.features().iter().enumerate() {
+                    if let Some(&p) = position.get(f as usize).filter(|&&p| p != u32::MAX) {
+                        mirror[number] = self.best_left[p as usize].0.objective();
+                        mirror[n + number] = self.best_right[p as usize].0.objective();
+                    }
+                }
+                sums.for_each_row(
+                    budget,
+                    |f| position[f as usize] == u32::MAX,
+                    |f, row| {
+                        let f = f as usize;
+                        let si = &node.singles[f * len..(f + 1) * len];
+                        row_costs.fill(rules, node, si, &row);
+                        let first = n - row.features().len();
+                        row_costs.mark(&mirror[first..n], &mirror[n + first..], tol, &mut marks);
+                        let i = position[f] as usize;
+                        let ri = node.single_rows[f];
+                        let (mut left_i, mut right_i) = (
+                            self.best_left[i].0.objective(),
+                            self.best_right[i].0.objective(),
+                        );
+                        for (b, &g) in row.features().iter().enumerate() {
+                            let cost = row_costs.at(b);
+                            // the root's children against their best splits so far
+                            let which = marks[b]
+                                | bit_if(may_improve(cost[0] + cost[1], left_i, tol), ROOT_LEFT)
+                                | bit_if(may_improve(cost[2] + cost[3], right_i, tol), ROOT_RIGHT);
+                            let j = position[g as usize];
+                            if which == 0 || j == u32::MAX {
+                                continue;
+                            }
+                            let (pair_rows, rj) =
+                                (row.pairs(len)[b] as u32, row.singles(len)[b] as u32);
+                            let rows = [
+                                node.rows + pair_rows - ri - rj,
+                                rj - pair_rows,
+                                ri - pair_rows,
+                                pair_rows,
+                            ];
+                            let weight = row_costs.weights_at(b).unwrap_or([f64::INFINITY; 4]);
+                            let j = j as usize;
+                            self.relax_children(rules, i, j, cost, rows, weight, which);
+                            (left_i, right_i) = (
+                                self.best_left[i].0.objective(),
+                                self.best_right[i].0.objective(),
+                            );
+                            mirror[first + b] = self.best_left[j].0.objective();
+                            mirror[n + first + b] = self.best_right[j].0.objective();
+                        }
+                    },
+                )
+            }
             None => false,
         };
         self.position = position;
+        self.row_costs = row_costs;
+        self.mirror = mirror;
+        self.marks = marks;
         self.sums = Some(counters);
         complete
     }
@@ -346,12 +414,14 @@ impl<C: Cost> Depth2<C> {
                     .weight(&self.cells[cell * len..(cell + 1) * len]);
             }
         }
-        self.relax_children(rules, i, j, cost, rows, weight);
+        self.relax_children(rules, i, j, cost, rows, weight, ALL_CHILDREN);
     }
 
     /// Improves the children of roots i and j (candidates i < j) by the splits on each other,
     /// from the leaf costs, row counts and weights of the pair's four cells: 0 = (¬i,¬j),
-    /// 1 = (¬i,j), 2 = (i,¬j), 3 = (i,j).
+    /// 1 = (¬i,j), 2 = (i,¬j), 3 = (i,j). Only the children in `which` ([`ROOT_LEFT`] …
+    /// [`OTHER_RIGHT`]) are looked at.
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub(super) fn relax_children<O: Objective>(
         &mut self,
@@ -361,6 +431,7 @@ impl<C: Cost> Depth2<C> {
         cost: [f64; 4],
         rows: [u32; 4],
         weight: [f64; 4],
+        which: u8,
     ) {
         let m = rules.min_samples_leaf;
         let tol = rules.tolerance;
@@ -383,16 +454,24 @@ impl<C: Cost> Depth2<C> {
                 *slot = (split, Some(position as u32));
             }
         };
-        relax(&mut self.best_left[i], 0, 1, j);
-        relax(&mut self.best_right[i], 2, 3, j);
-        relax(&mut self.best_left[j], 0, 2, i);
-        relax(&mut self.best_right[j], 1, 3, i);
+        if which & ROOT_LEFT != 0 {
+            relax(&mut self.best_left[i], 0, 1, j);
+        }
+        if which & ROOT_RIGHT != 0 {
+            relax(&mut self.best_right[i], 2, 3, j);
+        }
+        if which & OTHER_LEFT != 0 {
+            relax(&mut self.best_left[j], 0, 2, i);
+        }
+        if which & OTHER_RIGHT != 0 {
+            relax(&mut self.best_right[j], 1, 3, i);
+        }
     }
 }
 
 /// Writes the statistics of a pair's four cells into `cells` (four of `s.len()` numbers),
 /// from the node's statistics `s`, the two features' `si` and `sj` and the pair's.
-fn fill_cells(cells: &mut [f64], s: &[f64], si: &[f64], sj: &[f64], pair: &[f64]) {
+pub(super) fn fill_cells(cells: &mut [f64], s: &[f64], si: &[f64], sj: &[f64], pair: &[f64]) {
     let len = s.len();
     for c in 0..len {
         cells[c] = s[c] - si[c] - sj[c] + pair[c];

@@ -9,6 +9,7 @@
 //! a ranked bitset built for every child. Each pair is costed once for both of its roots,
 //! and the general search's cache entry for every child of depth 1 is not made.
 
+use super::pairs::ALL_CHILDREN;
 use super::{Depth2, Node, Rules, Trees};
 use crate::bitset::{bits_of, words_for};
 use crate::budget::Budget;
@@ -315,7 +316,7 @@ impl<C: Cost> Depth2<C> {
                     weight[c] = stats[0];
                     cost[c] = rules.objective.leaf_cost(&stats);
                 }
-                self.relax_children(rules, i, j, cost, rows, weight);
+                self.relax_children(rules, i, j, cost, rows, weight, ALL_CHILDREN);
             }
         }
         self.ranked = ranked;
@@ -408,7 +409,7 @@ impl QuantilePairs {
                     for ((lane, r), &(cost, rows, weight)) in
                         self.lanes.iter_mut().zip(rules).zip(&cells)
                     {
-                        lane.relax_children(r, i, j, cost, rows, weight);
+                        lane.relax_children(r, i, j, cost, rows, weight, ALL_CHILDREN);
                     }
                 }
             }
