@@ -437,13 +437,15 @@ mod tests {
 
         /// On problems of every size the brute force cannot reach, the depth-2 solver and the
         /// general search (each child solved on its own) agree on every subproblem of depth
-        /// ≤ 2, under every node limit, for class counts, squared error and pinball losses.
+        /// ≤ 2, under every node limit and least leaf weight, for class counts, squared error
+        /// and pinball losses.
         #[test]
         fn the_depth2_solver_matches_the_general_search(
             (x, y, targets, weights, n_classes) in problems(),
             depth in 1u32..=2,
             max_nodes in prop_oneof![Just(None), (1u32..=3).prop_map(Some)],
             min_samples_leaf in 1u32..=4,
+            min_leaf_weight in prop_oneof![Just(0.0), 0.5f64..6.0],
         ) {
             use crate::search::SearchConfig;
             use crate::solver::{Solver, Status};
@@ -466,6 +468,7 @@ mod tests {
                             max_depth: depth,
                             max_nodes,
                             min_samples_leaf,
+                            min_leaf_weight,
                             depth2_solver,
                             ..SearchConfig::default()
                         };
