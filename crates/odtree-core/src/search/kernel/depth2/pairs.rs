@@ -199,12 +199,7 @@ impl<C: Cost> Depth2<C> {
                             }
                             let (pair_rows, rj) =
                                 (row.pairs(len)[b] as u32, row.singles(len)[b] as u32);
-                            let rows = [
-                                node.rows + pair_rows - ri - rj,
-                                rj - pair_rows,
-                                ri - pair_rows,
-                                pair_rows,
-                            ];
+                            let rows = cell_rows(node.rows, ri, rj, pair_rows);
                             let weight = row_costs.weights_at(b).unwrap_or([f64::INFINITY; 4]);
                             let j = j as usize;
                             self.relax_children(rules, i, j, cost, rows, weight, which);
@@ -398,12 +393,7 @@ impl<C: Cost> Depth2<C> {
                 })
             }
         };
-        let rows = [
-            node.rows + pair_rows - ri - rj,
-            rj - pair_rows,
-            ri - pair_rows,
-            pair_rows,
-        ];
+        let rows = cell_rows(node.rows, ri, rj, pair_rows);
         // the cells' weights, when a least leaf weight needs them
         let mut weight = [f64::INFINITY; 4];
         if rules.min_leaf_weight > 0.0 {
@@ -481,11 +471,23 @@ pub(super) fn fill_cells(cells: &mut [f64], s: &[f64], si: &[f64], sj: &[f64], p
     }
 }
 
+/// The rows of a pair's four cells, from the node's `rows`, the two features' `ri` and `rj`
+/// and the pair's.
+#[inline(always)]
+fn cell_rows(rows: u32, ri: u32, rj: u32, pair_rows: u32) -> [u32; 4] {
+    [
+        rows + pair_rows - ri - rj,
+        rj - pair_rows,
+        ri - pair_rows,
+        pair_rows,
+    ]
+}
+
 /// The leaf costs of a pair's four cells, from the node's statistics `s`, the two features'
 /// `si` and `sj` and the pair's, all `N` long (known at compile time, so the cells stay in
 /// registers).
 #[inline(always)]
-fn four_costs<const N: usize, O: Objective>(
+pub(super) fn four_costs<const N: usize, O: Objective>(
     objective: &O,
     s: &[f64],
     si: &[f64],

@@ -4,7 +4,7 @@
 //! ([`RowCosts::mark`]). Most pairs improve none, and only the children they may improve are
 //! relaxed.
 
-use super::pairs::{OTHER_LEFT, OTHER_RIGHT};
+use super::pairs::{four_costs, OTHER_LEFT, OTHER_RIGHT};
 use super::{Node, Rules};
 use crate::objective::Objective;
 use crate::search::kernel::sums::RowSums;
@@ -130,18 +130,11 @@ fn costs<const N: usize, O: Objective>(
     let (b_only, rest) = rest.split_at_mut(m);
     let (i_only, both) = rest.split_at_mut(m);
     for b in 0..m {
-        let (mut c0, mut c1, mut c2, mut c3) = ([0.0; N], [0.0; N], [0.0; N], [0.0; N]);
-        for c in 0..N {
-            let (p, sb) = (pairs[c][b], singles[c][b]);
-            c0[c] = s[c] - si[c] - sb + p;
-            c1[c] = sb - p;
-            c2[c] = si[c] - p;
-            c3[c] = p;
-        }
-        none[b] = objective.leaf_cost(&c0);
-        b_only[b] = objective.leaf_cost(&c1);
-        i_only[b] = objective.leaf_cost(&c2);
-        both[b] = objective.leaf_cost(&c3);
+        let (sb, p): ([f64; N], [f64; N]) = (
+            std::array::from_fn(|c| singles[c][b]),
+            std::array::from_fn(|c| pairs[c][b]),
+        );
+        [none[b], b_only[b], i_only[b], both[b]] = four_costs::<N, O>(objective, &s, &si, &sb, &p);
     }
 }
 
