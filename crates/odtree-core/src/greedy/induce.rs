@@ -315,11 +315,8 @@ impl<'a> GreedyLearner<'a> {
                 class_units[class] += weighing.units_of(row);
             }
             let node = NodeCounts::new::<W>(&self.nlogn, &class_units, pending.rows.len());
-            // a node reached once the budget is spent stays a leaf
-            let best = match budget.check_now() {
-                Some(_) => None,
-                None => self.best_split(allowed, &pending, &node, &mut scanner),
-            };
+            // a node reached, or left unfinished, once the budget is spent stays a leaf
+            let best = self.best_split(allowed, &pending, &node, &mut scanner, budget);
             let (n_rows, total) = (pending.rows.len(), node.total());
             let class_weights = class_units.iter().map(|&units| weight_of(units)).collect();
             let Some(best) = best else {
@@ -358,14 +355,17 @@ impl<'a> GreedyLearner<'a> {
 
     /// The split of a node (`pending`, of class counts `node`), or `None` to make it a leaf:
     /// pure, too small for two branches of `min_cases` rows, at the depth limit, or with no
-    /// allowed test. Columns are scanned by increasing index and replaced only by a strictly
-    /// better score, so ties go to the lowest index.
+    /// allowed test, or once `budget` is spent: it is read before each column, so that a
+    /// Ctrl-C or the time limit never waits for the scan of every column of a large node.
+    /// Columns are scanned by increasing index and replaced only by a strictly better score,
+    /// so ties go to the lowest index.
     fn best_split<W: Weighing>(
         &self,
         allowed: &[usize],
         pending: &Pending,
         node: &NodeCounts,
         scanner: &mut Scanner<W>,
+        budget: &mut Budget,
     ) -> Option<ColumnBest> {
         let n_rows = pending.rows.len();
         // every row counts at least one unit, so one class holding all units holds all rows
@@ -378,6 +378,9 @@ impl<'a> GreedyLearner<'a> {
         let labels = self.table.labels();
         let mut best: Option<(f64, ColumnBest)> = None;
         for &feature in allowed {
+            if budget.check_now().is_some() {
+                return None;
+            }
             let Some(candidate) =
                 scanner.best(feature, &columns[feature], labels, &pending.rows, node)
             else {
