@@ -39,7 +39,8 @@ pub struct Leaf {
 pub struct Capabilities {
     /// The specialised depth-2 solver (needs additive statistics and leaf costs).
     pub depth2: bool,
-    /// The similarity lower bound (needs costs that drop by at most the weight removed).
+    /// The similarity lower bound (needs costs that drop by at most the weight removed, or,
+    /// for a pinball loss, by at most each removed row's loss at the farthest target).
     pub similarity_bound: bool,
     /// Ordering candidate splits by information gain (needs class statistics).
     pub gain_order: bool,

@@ -47,6 +47,25 @@ impl Pinball {
     pub fn absolute(targets: &[f64]) -> Self {
         Self::new(targets, 0.5, 2.0)
     }
+
+    /// The most removing each row can lower the cost of a leaf holding it, `weights`
+    /// included: its loss at the farthest target. A leaf's prediction is a quantile of its
+    /// rows' targets, so it lies between the least and the largest target, and without the
+    /// row the leaf costs at least its cost with the row, less the row's loss there. This is
+    /// what the similarity bound subtracts per row removed (spec §5.4b).
+    pub fn removal_costs(&self, weights: &Weights) -> Vec<f64> {
+        let (Some(&least), Some(&most)) = (self.sorted.first(), self.sorted.last()) else {
+            return Vec::new();
+        };
+        let q = self.quantile;
+        (0..self.rank.len())
+            .map(|row| {
+                let y = self.sorted[self.rank[row] as usize];
+                let farthest = (q * (y - least)).max((1.0 - q) * (most - y));
+                self.scale * weights.of(row) * farthest
+            })
+            .collect()
+    }
 }
 
 impl RowEvaluator for Pinball {

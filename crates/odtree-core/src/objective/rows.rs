@@ -7,9 +7,10 @@ use crate::stats::{RowEvaluator, Statistics, Weights};
 /// The objective of a [`RowEvaluator`]: a leaf costs `stats[1]`, and `stats[2]`, when the
 /// evaluator reports it, is its value, or its class if the evaluator labels leaves.
 ///
-/// The statistics are not additive, so the engine counts both children of every split and
-/// uses no similarity bound, and the depth-2 solver only for a pinball loss (whose cells it
-/// costs from the targets' ranks).
+/// The statistics are not additive, so the engine counts both children of every split, and
+/// uses the depth-2 solver and the similarity bound only for a pinball loss (whose cells it
+/// costs from the targets' ranks, and whose rows' removals it bounds by
+/// [`Pinball::removal_costs`](super::Pinball::removal_costs)).
 #[derive(Clone, Debug)]
 pub struct ByRows<E> {
     evaluator: E,
@@ -46,7 +47,7 @@ impl<E: RowEvaluator> Objective for ByRows<E> {
     fn capabilities(&self) -> Capabilities {
         Capabilities {
             depth2: self.evaluator.as_pinball().is_some(),
-            similarity_bound: false,
+            similarity_bound: self.evaluator.as_pinball().is_some(),
             gain_order: false,
             equal_rows: false,
         }

@@ -254,12 +254,53 @@ fn objectives_report_what_they_allow() {
             .capabilities()
             .depth2
     );
-    // a pinball loss's cells are costed from ranks; other row evaluators get no depth-2 solver
+    // a pinball loss's cells are costed from ranks, and its removed rows bounded; other row
+    // evaluators get neither the depth-2 solver nor the similarity bound
     assert!(
         ByRows::new(Pinball::absolute(&[1.0, 2.0]))
             .capabilities()
             .depth2
     );
+    assert!(
+        ByRows::new(Pinball::absolute(&[1.0, 2.0]))
+            .capabilities()
+            .similarity_bound
+    );
     let centroid = CentroidDistance::new(vec![0.0, 1.0], 1, &weights).unwrap();
-    assert!(!ByRows::new(centroid).capabilities().depth2);
+    let centroid = ByRows::new(centroid).capabilities();
+    assert!(!centroid.depth2 && !centroid.similarity_bound);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+
+    /// The similarity bound of a pinball loss (`Pinball::removal_costs`): for two row sets
+    /// under the same depth, `T(new) ≥ T(old) − Σ removal(old \ new)`, by brute force on
+    /// random weighted instances, quantiles and leaf penalties (with `min_samples_leaf = 1`,
+    /// where the engine uses it).
+    #[test]
+    fn pinball_optimum_drops_by_at_most_the_removal_costs(
+        instance in instances(),
+        quantile in prop_oneof![Just(0.5), 0.05f64..0.95],
+        targets in prop::collection::vec(prop_oneof![-50.0f64..50.0, (0i32..5).prop_map(f64::from)], 40),
+        keep in prop::collection::vec((any::<bool>(), any::<bool>()), 40),
+        depth in 0u32..=2,
+        penalty in prop_oneof![Just(0.0), 0.1f64..3.0],
+    ) {
+        let n = instance.n_rows;
+        let targets = &targets[..n];
+        let kind = Kind::Quantile(quantile);
+        let rules = Rules { min_leaf: 1, max_nodes: None, penalty };
+        let leaf = |rows: &[usize]| leaf_cost(&kind, &instance, targets, rows);
+        let weights = Weights::new(Some(&instance.weights), n).unwrap();
+        let removal = Pinball::new(targets, quantile, 1.0).removal_costs(&weights);
+        let support = |r: &usize| instance.weights[*r] > 0.0;
+        let old: Vec<usize> = (0..n).filter(|&r| keep[r].0).filter(support).collect();
+        let new: Vec<usize> = (0..n).filter(|&r| keep[r].1).filter(support).collect();
+        let removed: f64 = old.iter().filter(|r| !new.contains(r)).map(|&r| removal[r]).sum();
+        let t_old = instance.brute_force_with(&old, depth, u32::MAX, &rules, &leaf).0;
+        let t_new = instance.brute_force_with(&new, depth, u32::MAX, &rules, &leaf).0;
+        prop_assert!(t_new >= t_old - removed - 1e-7 * (1.0 + t_old.abs()),
+            "{} < {} - {}", t_new, t_old, removed);
+    }
 }

@@ -145,7 +145,12 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
                 Some(_) if use_depth2 => depth2::pinball::RankedNode::bytes(data),
                 _ => 0,
             };
+            let removal = match statistics.pinball() {
+                Some(_) if use_similarity => SimilarityArchive::<C>::removal_bytes(data.n_rows()),
+                _ => 0,
+            };
             ranked
+                + removal
                 + working_bytes(
                     data,
                     max_depth,
@@ -172,7 +177,10 @@ impl<'a, I: KeyIndex, O: Objective, C: Cost> Kernel<'a, I, O, C> {
             on_path: vec![false; data.n_features()],
             levels: (0..=max_depth).map(|_| Level::default()).collect(),
             depth2: Depth2::default(),
-            similarity: use_similarity.then(|| SimilarityArchive::new(max_depth)),
+            similarity: use_similarity.then(|| {
+                let removal = (statistics.pinball()).map(|(p, weights)| p.removal_costs(weights));
+                SimilarityArchive::new(max_depth, removal)
+            }),
             cache_leaves: !config.depth2_solver,
             use_depth2,
             store_all_depth2: config.max_nodes.is_some(),

@@ -5,7 +5,9 @@
 //! `b - weight(D1 \ D2)`: removing rows lowers the optimum by at most their weight, and adding
 //! rows never lowers it. The bound holds for misclassification-like costs (a fixed penalty per
 //! leaf included) with `min_samples_leaf = 1` only: with larger minimum leaves, the tree of D2
-//! may not be valid on fewer rows (the oracle tests find such a case).
+//! may not be valid on fewer rows (the oracle tests find such a case). For a pinball loss a
+//! removed row counts its loss at the farthest target instead of its weight
+//! ([`crate::objective::Pinball::removal_costs`]).
 
 use super::Cost;
 use crate::bitset::bits_of;
@@ -26,6 +28,8 @@ struct Reference<C> {
 pub(crate) struct SimilarityArchive<C> {
     per_depth: Vec<Vec<Reference<C>>>,
     dense: Vec<u64>,
+    /// What each row's removal may lower a cost by, where it is not the row's weight.
+    removal: Option<Vec<f64>>,
 }
 
 /// Nodes kept per remaining depth.
@@ -33,12 +37,19 @@ const KEPT: usize = 2;
 
 impl<C: Cost> SimilarityArchive<C> {
     /// An empty archive for remaining depths up to `max_depth`; a reference serves nodes of
-    /// its depth with at most its number of branching nodes.
-    pub fn new(max_depth: u32) -> Self {
+    /// its depth with at most its number of branching nodes. `removal`: what removing each
+    /// row may lower a cost by (`None`: the row's weight).
+    pub fn new(max_depth: u32, removal: Option<Vec<f64>>) -> Self {
         Self {
             per_depth: vec![Vec::new(); max_depth as usize + 1],
             dense: Vec::new(),
+            removal,
         }
+    }
+
+    /// Bytes the archive holds besides its references.
+    pub fn removal_bytes(n_rows: usize) -> usize {
+        n_rows * size_of::<f64>()
     }
 
     fn load(&mut self, cover: &Cover) {
@@ -60,7 +71,10 @@ impl<C: Cost> SimilarityArchive<C> {
         let mut best = C::ZERO;
         let references = &self.per_depth[limits.depth as usize];
         for reference in references.iter().filter(|r| r.nodes >= limits.nodes) {
-            let removed = removed_weight(&reference.rows, &self.dense, weights);
+            let removed = match &self.removal {
+                Some(per_row) => removed_sum(&reference.rows, &self.dense, per_row),
+                None => removed_weight(&reference.rows, &self.dense, weights),
+            };
             best = best.max(reference.bound - C::value(removed));
         }
         best
@@ -107,17 +121,19 @@ fn removed_weight(reference: &[u64], current: &[u64], weights: &Weights) -> f64 
                 .sum();
             count as f64 * w
         }
-        None => {
-            let per_row = weights.per_row();
-            let mut total = 0.0;
-            for (i, (a, b)) in reference.iter().zip(current).enumerate() {
-                total += bits_of(a & !b)
-                    .map(|bit| per_row[i * 64 + bit])
-                    .sum::<f64>();
-            }
-            total
-        }
+        None => removed_sum(reference, current, weights.per_row()),
     }
+}
+
+/// The sum of `per_row` over the rows in `reference` but not in `current`.
+fn removed_sum(reference: &[u64], current: &[u64], per_row: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for (i, (a, b)) in reference.iter().zip(current).enumerate() {
+        total += bits_of(a & !b)
+            .map(|bit| per_row[i * 64 + bit])
+            .sum::<f64>();
+    }
+    total
 }
 
 #[cfg(test)]
@@ -170,7 +186,7 @@ mod tests {
             let weight_values: Vec<f64> = (0..n_rows).map(|_| 0.5 + (next() % 4) as f64).collect();
             let weights = Weights::new(per_row.then_some(&weight_values[..]), n_rows).unwrap();
             let limits = |nodes| Limits { depth: 2, nodes, lane: 0 };
-            let mut archive = SimilarityArchive::<f64>::new(2);
+            let mut archive = SimilarityArchive::<f64>::new(2, None);
             let current = cover_of(&rows[3]);
             prop_assert_eq!(archive.bound(&current, limits(asked), &weights), 0.0);
             for k in 0..2 {
