@@ -47,7 +47,7 @@ impl<C: Cost> SimilarityArchive<C> {
         }
     }
 
-    /// Bytes the archive holds besides its references.
+    /// Bytes of the removal costs of `n_rows` rows, held besides the references.
     pub fn removal_bytes(n_rows: usize) -> usize {
         n_rows * size_of::<f64>()
     }
