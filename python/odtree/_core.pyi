@@ -337,6 +337,7 @@ def solve_numeric(
     max_bytes: int | None = None,
     max_stored: int | None = None,
     max_work: int | None = None,
+    threads: int = 1,
 ) -> NumericResult: ...
 def backward_elimination(
     numeric: NDArray[np.float64],

@@ -6,7 +6,7 @@ import time
 import joblib
 import numpy as np
 import pytest
-from odtree import OptimalTreeClassifier, OptimalTreeRegressor, Solver
+from odtree import OptimalTreeClassifier, OptimalTreeRegressor, Solver, export_text
 from odtree.datasets import load_benchmark
 
 
@@ -118,3 +118,44 @@ def test_threads_in_the_other_estimators():
                for n_jobs in (1, 2)]
     np.testing.assert_allclose(forests[1].estimator_weights_, forests[0].estimator_weights_)
     np.testing.assert_array_equal(forests[1].predict(X), forests[0].predict(X))
+
+
+def test_threads_in_the_search_over_every_threshold():
+    """``thresholds="exact"`` tries the root's columns on the threads: the same tree as one
+    thread for classification (costs are counts, so ties are exact), the same cost for
+    regression, and a memory limit shared out among the threads."""
+    from odtree.datasets import load_continuous
+
+    X, y = load_continuous("raisin")
+    one = OptimalTreeClassifier(max_depth=3, thresholds="exact").fit(X, y)
+    for n_jobs in (2, 4):
+        many = OptimalTreeClassifier(max_depth=3, thresholds="exact", n_jobs=n_jobs).fit(X, y)
+        assert many.status_ == "optimal"
+        assert many.objective_ == one.objective_
+        assert _tree_arrays(many) == _tree_arrays(one)
+        assert export_text(many) == export_text(one)  # the thresholds too
+    limited = OptimalTreeClassifier(max_depth=3, thresholds="exact", max_cache_entries=400,
+                                    n_jobs=2).fit(X, y)
+    assert limited.status_ == "optimal"
+    assert _tree_arrays(limited) == _tree_arrays(one)
+    assert limited.cache_peak_entries_ <= 400
+    assert limited.n_wipes_ > 0
+    from sklearn.datasets import load_diabetes
+
+    X, y = load_diabetes(return_X_y=True)
+    X, y = X[:150], y[:150]
+    costs = [OptimalTreeRegressor(max_depth=3, thresholds="exact", n_jobs=n_jobs).fit(X, y)
+             .objective_ for n_jobs in (1, 2)]
+    assert costs[1] == pytest.approx(costs[0], rel=1e-9)
+
+
+def test_the_time_limit_holds_for_every_thread_over_every_threshold():
+    from odtree.datasets import load_continuous
+
+    X, y = load_continuous("fault")
+    start = time.perf_counter()
+    model = OptimalTreeClassifier(max_depth=4, thresholds="exact", time_limit=1.0,
+                                  n_jobs=-1).fit(X, y)
+    assert time.perf_counter() - start < 4.0
+    assert model.status_ == "time_limit"
+    assert model.objective_ >= model.lower_bound_

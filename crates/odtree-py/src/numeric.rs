@@ -26,7 +26,8 @@ use pyo3::types::PyDict;
 /// them (the status is "memory_limit" only when the sorted columns alone pass `max_bytes`).
 /// `max_work` bounds the work, in rows times columns swept: a search that runs out stops
 /// with the status "time_limit", at the same point on every machine, and makes no anytime
-/// passes.
+/// passes. `threads` is how many threads the root's columns are tried on (the same tree
+/// whatever their number).
 /// With `metric` (`"f1"` or `"balanced_accuracy"`, two classes, class 1 positive), the tree
 /// of greatest metric instead, by weighted searches: `objective` is then its loss,
 /// 1 − metric, and `upper_bound` a loss. Rows of weight zero are left out. The GIL is
@@ -43,7 +44,7 @@ use pyo3::types::PyDict;
                     quantile=None, scale=1.0, max_depth=2, max_nodes=None, min_samples_leaf=1, min_samples_split=2,
                     min_weight_leaf=0.0, leaf_penalty=0.0,
                     upper_bound=f64::INFINITY, time_limit=None, max_bytes=None, max_stored=None,
-                    max_work=None))]
+                    max_work=None, threads=1))]
 #[allow(clippy::too_many_arguments)]
 pub fn solve_numeric<'py>(
     py: Python<'py>,
@@ -67,6 +68,7 @@ pub fn solve_numeric<'py>(
     max_bytes: Option<usize>,
     max_stored: Option<usize>,
     max_work: Option<u64>,
+    threads: usize,
 ) -> PyResult<Bound<'py, PyDict>> {
     let shape = x.as_array().dim();
     let values: Vec<f64> = x.as_array().iter().copied().collect();
@@ -96,6 +98,7 @@ pub fn solve_numeric<'py>(
         max_bytes: max_bytes.unwrap_or(usize::MAX),
         max_stored: max_stored.unwrap_or(usize::MAX),
         max_work: max_work.unwrap_or(u64::MAX),
+        threads: threads.max(1),
     };
     let solution = match (targets, labels) {
         (Some(targets), _) => {

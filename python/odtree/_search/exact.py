@@ -24,7 +24,7 @@ from ..preprocessing._columns import column_names
 from ..preprocessing._features import BinaryFeature
 from .memory import parse_bytes
 from .progress import long_search_notice
-from .solver import Solution
+from .solver import Solution, threads
 from .vocabulary import CACHE_FIGURES, branching_nodes, leaf_penalty
 
 #: What ``optimal_`` covers, by the ``thresholds`` setting (the ``optimal_over_`` attribute).
@@ -256,7 +256,8 @@ def solve_exact(estimator, X, binary_X, labels, n_classes, weight, grid: Solutio
             leaf_penalty=penalty, upper_bound=bound,
             max_bytes=None if memory_limit is None else parse_bytes(memory_limit),
             max_stored=getattr(estimator, "max_cache_entries", None),
-            time_limit=time_limit, max_work=max_work)
+            time_limit=time_limit, max_work=max_work,
+            threads=threads(getattr(estimator, "n_jobs", None)))
     status = str(result["status"])
     if status != "infeasible" and result["objective"] < bound:
         return _as_solution(estimator, result, sources, objective)

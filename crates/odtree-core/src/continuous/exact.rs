@@ -3,6 +3,7 @@
 //! row sets (a set reached by different paths is solved once).
 
 mod depth_two;
+mod threads;
 
 use super::loss::Loss;
 use super::queue::Queue;
@@ -11,7 +12,8 @@ use super::sweep::{Cut, Leaves, Stump, Sweeper};
 use super::ContinuousConfig;
 use crate::budget::{Budget, Stop};
 use hashbrown::HashMap;
-use std::rc::Rc;
+use std::sync::Arc;
+use threads::Limit;
 
 /// A solved subtree: a leaf, or a cut with its two subtrees.
 #[derive(Debug)]
@@ -19,7 +21,7 @@ pub enum Sub {
     /// A leaf.
     Leaf,
     /// A split: rows with rank up to `cut.below` go left.
-    Split(Cut, Rc<Sub>, Rc<Sub>),
+    Split(Cut, Arc<Sub>, Arc<Sub>),
 }
 
 /// A tree and its cost.
@@ -28,7 +30,7 @@ pub struct Found {
     /// The cost, leaf penalties included.
     pub cost: f64,
     /// The tree.
-    pub tree: Rc<Sub>,
+    pub tree: Arc<Sub>,
 }
 
 /// A solve's answer: the optimal tree when it costs less than the bound asked, else a lower
@@ -36,6 +38,7 @@ pub struct Found {
 pub type Outcome = Result<Found, f64>;
 
 /// What the store knows of one row set at one depth.
+#[derive(Clone)]
 struct Known {
     /// A lower bound on the optimal cost.
     lower: f64,
@@ -54,8 +57,19 @@ struct Children<'r> {
     limit: f64,
 }
 
+/// A node being searched: its rows, the best stump of each of their columns, and its
+/// limits.
+struct Node<'n> {
+    rows: &'n Rows,
+    stumps: &'n [Stump],
+    depth: u32,
+    nodes: u64,
+}
+
 /// One exact search.
 pub struct Search<'a, L: Loss> {
+    data: &'a NumericData,
+    config: &'a ContinuousConfig,
     loss: &'a L,
     budget: Budget,
     keys: &'a [u128],
@@ -74,6 +88,8 @@ pub struct Search<'a, L: Loss> {
     memory: Memory,
     /// The work left (see [`ContinuousConfig::max_work`]).
     work_left: u64,
+    /// The key of the row set whose columns are tried on `config.threads` threads.
+    root: Option<u128>,
 }
 
 /// What the search holds against its memory limits, and what it did to stay within them.
@@ -113,6 +129,8 @@ impl<'a, L: Loss> Search<'a, L> {
         keys: &'a [u128],
     ) -> Self {
         let mut search = Self {
+            data,
+            config,
             loss,
             budget,
             keys,
@@ -132,6 +150,7 @@ impl<'a, L: Loss> Search<'a, L> {
             stopped: None,
             tries: None,
             work_left: config.max_work,
+            root: None,
             memory: Memory {
                 max_bytes: config.max_bytes,
                 max_stored: config.max_stored,
@@ -149,6 +168,17 @@ impl<'a, L: Loss> Search<'a, L> {
     /// What the search held against its memory limits.
     pub fn memory(&self) -> Memory {
         self.memory
+    }
+
+    /// Tries the columns of `rows` on `config.threads` threads when the exact search
+    /// solves them (see `threads.rs`).
+    pub fn set_root(&mut self, rows: &Rows) {
+        self.root = Some(rows.key);
+    }
+
+    /// The bytes held now: the working memory and the store.
+    fn held_bytes(&self) -> usize {
+        self.memory.working + store_bytes(self.store.capacity(), self.store.len())
     }
 
     /// Whether the working memory alone passes the byte limit (the search cannot run).
@@ -258,7 +288,7 @@ impl<'a, L: Loss> Search<'a, L> {
             return if leaf < bound {
                 Ok(Found {
                     cost: leaf,
-                    tree: Rc::new(Sub::Leaf),
+                    tree: Arc::new(Sub::Leaf),
                 })
             } else {
                 Err(leaf)
@@ -421,56 +451,88 @@ impl<'a, L: Loss> Search<'a, L> {
     ) -> Outcome {
         let mut best: Option<Found> = (leaf < bound).then(|| Found {
             cost: leaf,
-            tree: Rc::new(Sub::Leaf),
+            tree: Arc::new(Sub::Leaf),
         });
         let stumps = self.stumps(rows, total);
+        let order = Self::promising(&stumps);
+        let at = Node {
+            rows,
+            stumps: &stumps,
+            depth,
+            nodes,
+        };
         let mut floor = leaf;
-        let whole = nodes == full(depth);
-        for column in Self::promising(&stumps) {
-            let mut queue = self.queue(rows, column, &stumps[column]);
-            for _ in 0..self.tries.unwrap_or(usize::MAX) {
-                let limit = best.as_ref().map_or(bound, |b| b.cost);
-                let Some(i) = queue.next(limit) else { break };
-                if self.out_of_budget() {
+        if self.on_threads(rows, &order) {
+            floor = floor.min(self.columns_on_threads(&at, &order, bound, &mut best));
+        } else {
+            let limit = Limit::Own(bound);
+            for column in order {
+                floor = floor.min(self.try_column(&at, column, &limit, &mut best));
+                if self.stopped.is_some() {
                     break;
                 }
-                let position = queue.position(i);
-                self.mark(rows, column, position);
-                let (lower, upper) = rows.split(&self.left, self.keys);
-                let children = Children {
-                    lower: &lower,
-                    upper: &upper,
-                    depth: depth - 1,
-                    limit,
-                };
-                let ((l, r), found) = if whole {
-                    let loosen = self.loss.slope().map_or(0.0, |s| s * queue.reach());
-                    let (parts, found) = self.both_children(&children, loosen);
-                    queue.record(i, parts.0, parts.1);
-                    (parts, found)
-                } else {
-                    let (shares, found) = self.shared_children(&children, nodes - 1);
-                    let least = shares
-                        .iter()
-                        .map(|&(l, r)| l + r)
-                        .fold(f64::INFINITY, f64::min);
-                    queue.record_shares(i, shares);
-                    ((least, 0.0), found)
-                };
-                floor = floor.min(l + r);
-                if let Some((l, r)) = found {
-                    best = Some(Found {
-                        cost: l.cost + r.cost,
-                        tree: Rc::new(Sub::Split(rows.cut(column, position), l.tree, r.tree)),
-                    });
-                }
-            }
-            floor = floor.min(queue.floor());
-            if self.stopped.is_some() {
-                break;
             }
         }
         best.ok_or(floor.max(bound))
+    }
+
+    /// Tries the thresholds of `column` at the node `at`, improving `best` with each tree
+    /// cheaper than it and than `under`. Returns a lower bound on the cost of the column's
+    /// thresholds that found no tree.
+    fn try_column(
+        &mut self,
+        at: &Node,
+        column: usize,
+        under: &Limit,
+        best: &mut Option<Found>,
+    ) -> f64 {
+        let (rows, depth, nodes) = (at.rows, at.depth, at.nodes);
+        let whole = nodes == full(depth);
+        let mut floor = f64::INFINITY;
+        let mut queue = self.queue(rows, column, &at.stumps[column]);
+        for _ in 0..self.tries.unwrap_or(usize::MAX) {
+            let limit = best
+                .as_ref()
+                .map_or(f64::INFINITY, |b| b.cost)
+                .min(under.get());
+            let Some(i) = queue.next(limit) else { break };
+            if self.out_of_budget() {
+                break;
+            }
+            let position = queue.position(i);
+            self.mark(rows, column, position);
+            let (lower, upper) = rows.split(&self.left, self.keys);
+            let children = Children {
+                lower: &lower,
+                upper: &upper,
+                depth: depth - 1,
+                limit,
+            };
+            let ((l, r), found) = if whole {
+                let loosen = self.loss.slope().map_or(0.0, |s| s * queue.reach());
+                let (parts, found) = self.both_children(&children, loosen);
+                queue.record(i, parts.0, parts.1);
+                (parts, found)
+            } else {
+                let (shares, found) = self.shared_children(&children, nodes - 1);
+                let least = shares
+                    .iter()
+                    .map(|&(l, r)| l + r)
+                    .fold(f64::INFINITY, f64::min);
+                queue.record_shares(i, shares);
+                ((least, 0.0), found)
+            };
+            floor = floor.min(l + r);
+            if let Some((l, r)) = found {
+                let cost = l.cost + r.cost;
+                under.offer(cost);
+                *best = Some(Found {
+                    cost,
+                    tree: Arc::new(Sub::Split(rows.cut(column, position), l.tree, r.tree)),
+                });
+            }
+        }
+        floor.min(queue.floor())
     }
 
     /// The children's optimal trees with full budgets, if together they cost less than the
@@ -583,9 +645,9 @@ pub fn full(depth: u32) -> u64 {
     }
 }
 
-fn stump_tree(stump: &Stump) -> Rc<Sub> {
-    Rc::new(match stump.cut {
+fn stump_tree(stump: &Stump) -> Arc<Sub> {
+    Arc::new(match stump.cut {
         None => Sub::Leaf,
-        Some(cut) => Sub::Split(cut, Rc::new(Sub::Leaf), Rc::new(Sub::Leaf)),
+        Some(cut) => Sub::Split(cut, Arc::new(Sub::Leaf), Arc::new(Sub::Leaf)),
     })
 }

@@ -1,8 +1,9 @@
 //! What a leaf costs, from statistics summed over its rows: the class weights for
 //! classification, the weighted sums of the targets for squared error.
 
-/// A leaf cost computed from per-row statistics that add up.
-pub trait Loss {
+/// A leaf cost computed from per-row statistics that add up (shared by the threads of one
+/// search, hence `Sync`).
+pub trait Loss: Sync {
     /// How many numbers one accumulator of statistics holds.
     fn width(&self) -> usize;
     /// Adds the statistics of `row` to `acc`.

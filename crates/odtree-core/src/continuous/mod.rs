@@ -54,6 +54,9 @@ pub struct ContinuousConfig {
     /// limit). A search that runs out stops as at a time limit, but at the same point on
     /// every machine; it is there to prove quickly, so it makes no anytime passes.
     pub max_work: u64,
+    /// Threads the exact search's root tries its columns on (1: this thread alone; see
+    /// `exact/threads.rs`).
+    pub threads: usize,
 }
 
 impl Default for ContinuousConfig {
@@ -69,6 +72,7 @@ impl Default for ContinuousConfig {
             max_bytes: usize::MAX,
             max_stored: usize::MAX,
             max_work: u64::MAX,
+            threads: 1,
         }
     }
 }
@@ -133,6 +137,7 @@ pub fn solve<L: Loss>(
     let keys = row_keys(data.n_rows());
     let rows = Rows::all(data, &keys, |row| loss.weight(row) > 0.0);
     let mut search = Search::new(data, loss, config, budget, &keys);
+    search.set_root(&rows);
     let (depth, nodes) = (config.max_depth, config.max_nodes);
     let mut bound = config.upper_bound;
     let mut first = None;
@@ -180,9 +185,9 @@ pub fn solve<L: Loss>(
     let stopped = search.stopped();
     let (tree, status) = match (outcome, stopped) {
         (Ok(found), None) => (found.tree, Status::Optimal),
-        (Err(_), None) => (std::rc::Rc::new(Sub::Leaf), Status::Infeasible),
+        (Err(_), None) => (std::sync::Arc::new(Sub::Leaf), Status::Infeasible),
         (Ok(found), Some(stop)) => (found.tree, status_of(stop)),
-        (Err(_), Some(stop)) => (std::rc::Rc::new(Sub::Leaf), status_of(stop)),
+        (Err(_), Some(stop)) => (std::sync::Arc::new(Sub::Leaf), status_of(stop)),
     };
     let mut nodes = Vec::new();
     let kept: Vec<usize> = rows.sorted[0].iter().map(|e| e.row as usize).collect();

@@ -110,10 +110,47 @@ fn check_thresholds(
     Ok(())
 }
 
+/// How trees of equal cost compare.
+#[derive(Clone, Copy, PartialEq)]
+enum Ties {
+    /// Costs are sums of class weights that add up exactly: equal costs are equal.
+    Exact,
+    /// Costs are real numbers (squared error): two trees of the same cost may differ by
+    /// rounding, and either may be found.
+    Rounded,
+}
+
+/// The search on 2 and 4 threads finds `alone`, the tree of the search on one thread (with
+/// `Ties::Rounded`, a tree of the same cost up to rounding).
+fn same_tree_on_threads<L: Loss>(
+    data: &NumericData,
+    loss: &L,
+    config: &ContinuousConfig,
+    alone: &NumericSolution,
+    ties: Ties,
+) -> Result<(), TestCaseError> {
+    for threads in [2, 4] {
+        let config = ContinuousConfig {
+            threads,
+            ..config.clone()
+        };
+        let found = solve(data, loss, &config, Budget::default());
+        prop_assert_eq!(found.status, alone.status);
+        if ties == Ties::Exact {
+            prop_assert_eq!(&found.nodes, &alone.nodes, "on {} threads", threads);
+        } else {
+            let noise = 1e-9 * alone.objective.abs().max(1.0);
+            prop_assert!((found.objective - alone.objective).abs() <= noise);
+        }
+    }
+    Ok(())
+}
+
 fn check<L: Loss>(
     data: &NumericData,
     loss: &L,
     config: &ContinuousConfig,
+    ties: Ties,
 ) -> Result<(), TestCaseError> {
     let kept: Vec<usize> = (0..data.n_rows())
         .filter(|&r| loss.weight(r) > 0.0)
@@ -124,6 +161,7 @@ fn check<L: Loss>(
     let found = solve(data, loss, config, Budget::default());
     prop_assert_eq!(found.status, Status::Optimal);
     check_thresholds(data, &found.nodes, 0, &kept)?;
+    same_tree_on_threads(data, loss, config, &found, ties)?;
     prop_assert!(
         (found.objective - expected).abs() < 1e-9,
         "{} vs {}",
@@ -150,7 +188,7 @@ proptest! {
         let data = NumericData::new(&x, n, m).unwrap();
         let loss = ClassLoss::new(y, w, 3, None);
         let config = ContinuousConfig { max_depth: depth, max_nodes: nodes, min_samples_leaf: min, leaf_penalty: pen, ..Default::default() };
-        check(&data, &loss, &config)?;
+        check(&data, &loss, &config, Ties::Exact)?;
     }
 
     #[test]
@@ -159,7 +197,7 @@ proptest! {
         let costs = vec![0.0, 1.0, 4.0, 2.0, 0.0, 1.0, 0.5, 3.0, 0.0];
         let loss = ClassLoss::new(y, w, 3, Some(costs));
         let config = ContinuousConfig { max_depth: depth, max_nodes: nodes, min_samples_leaf: min, leaf_penalty: pen, ..Default::default() };
-        check(&data, &loss, &config)?;
+        check(&data, &loss, &config, Ties::Exact)?;
     }
 
     #[test]
@@ -168,7 +206,7 @@ proptest! {
         let targets: Vec<f64> = y.iter().map(|&v| f64::from(v) * 1.5 - 1.0).collect();
         let loss = SquaredLoss::new(&targets, w);
         let config = ContinuousConfig { max_depth: depth, max_nodes: nodes, min_samples_leaf: min, leaf_penalty: pen, ..Default::default() };
-        check(&data, &loss, &config)?;
+        check(&data, &loss, &config, Ties::Rounded)?;
     }
 }
 
@@ -203,7 +241,7 @@ proptest! {
         let config = ContinuousConfig {
             max_depth: depth, max_nodes: nodes, min_samples_leaf: min, ..Default::default()
         };
-        check(&data, &loss, &config)?;
+        check(&data, &loss, &config, Ties::Exact)?;
     }
 
     /// `min_samples_split` and a least leaf weight (a share of the total), with the other
@@ -229,9 +267,53 @@ proptest! {
         };
         if squared {
             let targets: Vec<f64> = y.iter().map(|&v| f64::from(v) * 1.5 - 1.0).collect();
-            check(&data, &SquaredLoss::new(&targets, w), &config)?;
+            check(&data, &SquaredLoss::new(&targets, w), &config, Ties::Rounded)?;
         } else {
-            check(&data, &ClassLoss::new(y, w, 3, None), &config)?;
+            check(&data, &ClassLoss::new(y, w, 3, None), &config, Ties::Exact)?;
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(60))]
+
+    /// Depth 3 and 4 over 40 to 160 rows of few distinct values (many trees tie): the
+    /// same tree on 1, 2 and 4 threads (for squared error, the same cost), with a node
+    /// budget, a leaf penalty or a least leaf size too.
+    #[test]
+    fn threads_find_the_tree_of_one_thread(
+        (x, n, m) in (40usize..160, 2usize..6).prop_flat_map(|(n, m)| {
+            (proptest::collection::vec(0u8..12, n * m), Just(n), Just(m))
+        }),
+        seed in any::<u64>(),
+        depth in 3u32..5,
+        min in prop_oneof![Just(1usize), 2usize..6],
+        pen in prop_oneof![Just(0.0), Just(2.0)],
+        nodes in prop_oneof![Just(u64::MAX), 3u64..6],
+        squared in any::<bool>(),
+    ) {
+        let values: Vec<f64> = x.iter().map(|&v| f64::from(v)).collect();
+        let data = NumericData::new(&values, n, m).unwrap();
+        let mix = |i: usize| {
+            (seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)).rotate_left(23)
+        };
+        let y: Vec<u32> = (0..n)
+            .map(|i| (u32::from(x[i * m] > 5) + u32::from(mix(i) % 4 == 0)) % 3)
+            .collect();
+        let w = vec![1.0; n];
+        let config = ContinuousConfig {
+            max_depth: depth, max_nodes: nodes, min_samples_leaf: min, leaf_penalty: pen,
+            ..Default::default()
+        };
+        if squared {
+            let targets: Vec<f64> = y.iter().map(|&v| f64::from(v) * 0.5).collect();
+            let loss = SquaredLoss::new(&targets, w);
+            let alone = solve(&data, &loss, &config, Budget::default());
+            same_tree_on_threads(&data, &loss, &config, &alone, Ties::Rounded)?;
+        } else {
+            let loss = ClassLoss::new(y, w, 3, None);
+            let alone = solve(&data, &loss, &config, Budget::default());
+            same_tree_on_threads(&data, &loss, &config, &alone, Ties::Exact)?;
         }
     }
 }
@@ -309,7 +391,11 @@ fn a_store_within_a_memory_limit_is_wiped_and_the_optimum_kept() {
             ..free.clone()
         },
     ];
-    for limited in limits {
+    let on_threads = limits.clone().map(|limits| ContinuousConfig {
+        threads: 2,
+        ..limits
+    });
+    for limited in limits.into_iter().chain(on_threads) {
         let found = solve(&data, &loss, &limited, Budget::default());
         assert_eq!(found.status, Status::Optimal);
         assert_eq!(found.objective, unlimited.objective);

@@ -7,7 +7,7 @@ use crate::continuous::loss::Loss;
 use crate::continuous::queue::Queue;
 use crate::continuous::rows::Rows;
 use crate::continuous::sweep::{Stump, Sweeper};
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// How many thresholds of each column the depth-two solver tries, round after round over
 /// the columns, before it searches the columns one at a time.
@@ -52,7 +52,7 @@ impl Tally {
             let cut = rows.cut(root.column, root.position);
             self.best = Found {
                 cost,
-                tree: Rc::new(Sub::Split(cut, stump_tree(&pair.0), stump_tree(&pair.1))),
+                tree: Arc::new(Sub::Split(cut, stump_tree(&pair.0), stump_tree(&pair.1))),
             };
             self.found = true;
         }
@@ -76,7 +76,7 @@ impl<L: Loss> Search<'_, L> {
         let mut tally = Tally {
             best: Found {
                 cost: bound.min(leaf),
-                tree: Rc::new(Sub::Leaf),
+                tree: Arc::new(Sub::Leaf),
             },
             found: leaf < bound,
             floor: leaf,
