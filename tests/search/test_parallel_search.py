@@ -6,7 +6,7 @@ import time
 import joblib
 import numpy as np
 import pytest
-from odtree import OptimalTreeClassifier, OptimalTreeRegressor, Solver, export_text
+from odtree import OptimalTreeClassifier, OptimalTreeRegressor, Solver
 from odtree.datasets import load_benchmark
 
 
@@ -121,9 +121,9 @@ def test_threads_in_the_other_estimators():
 
 
 def test_threads_in_the_search_over_every_threshold():
-    """``thresholds="exact"`` tries the root's columns on the threads: the same tree as one
-    thread for classification (costs are counts, so ties are exact), the same cost for
-    regression, and a memory limit shared out among the threads."""
+    """``thresholds="exact"`` tries the root's columns on the threads: the same optimum as one
+    thread (the tree may be another of the same cost), and a memory limit shared out among
+    the threads."""
     from odtree.datasets import load_continuous
 
     X, y = load_continuous("raisin")
@@ -132,12 +132,11 @@ def test_threads_in_the_search_over_every_threshold():
         many = OptimalTreeClassifier(max_depth=3, thresholds="exact", n_jobs=n_jobs).fit(X, y)
         assert many.status_ == "optimal"
         assert many.objective_ == one.objective_
-        assert _tree_arrays(many) == _tree_arrays(one)
-        assert export_text(many) == export_text(one)  # the thresholds too
+        assert (many.predict(X) != y).sum() == (one.predict(X) != y).sum()
     limited = OptimalTreeClassifier(max_depth=3, thresholds="exact", max_cache_entries=400,
                                     n_jobs=2).fit(X, y)
     assert limited.status_ == "optimal"
-    assert _tree_arrays(limited) == _tree_arrays(one)
+    assert limited.objective_ == one.objective_
     assert limited.cache_peak_entries_ <= 400
     assert limited.n_wipes_ > 0
     from sklearn.datasets import load_diabetes

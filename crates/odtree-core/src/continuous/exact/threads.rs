@@ -3,13 +3,15 @@
 //! Each thread runs a search of its own (its sweeper, its row lists and a copy of the
 //! store as the search before it left it) and takes the root's columns one at a time, in
 //! order of promise, from a shared counter. The threads share the cheapest tree found so
-//! far: each column is searched for trees no dearer than it, plus a margin of rounding
-//! noise, so that a tree tying with it is found too. The columns' results are then read in
-//! order of promise, each kept only where it is cheaper than those before it, as one thread
-//! trying them in turn would have kept it. A node's tree is the first of least cost in an
-//! order that does not depend on the bounds the node is searched under (the columns in
-//! order of promise, each column's thresholds in bisection order), so the tree is the one
-//! one thread finds, whatever the number of threads.
+//! far: each column is searched for trees cheaper than it. The columns' results are then
+//! read in order of promise, each kept where it is cheaper than those before it.
+//!
+//! The optimum is the one thread's, but not always its tree: where two trees cost the
+//! same, the one a node keeps depends on the bound it is searched under (the bound narrows
+//! the range of thresholds a column bisects, and a child's bound decides which of its equal
+//! subtrees it meets first), and on threads a column's bound depends on which thread finds
+//! a cheaper tree first. Making the trees the same would take a search whose every node
+//! keeps the same tree under any bound that admits it; this one does not.
 //!
 //! Under a memory limit each thread gets an equal share of what this search does not hold,
 //! with an empty store, and wipes within it; the peaks are added up. A share smaller than
@@ -26,7 +28,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// The bound a column is searched under: the node's own, or, on threads, also the cheapest
-/// tree any thread has found (plus a margin, so that ties are found).
+/// tree any thread has found.
 pub(super) enum Limit<'s> {
     /// One thread: the bound the node was given.
     Own(f64),
@@ -39,10 +41,7 @@ impl Limit<'_> {
     pub(super) fn get(&self) -> f64 {
         match self {
             Limit::Own(bound) => *bound,
-            Limit::Shared(bound, cheapest) => {
-                let cost = cheapest.get();
-                bound.min(cost + TIE_MARGIN * cost.abs().max(f64::MIN_POSITIVE))
-            }
+            Limit::Shared(bound, cheapest) => bound.min(cheapest.get()),
         }
     }
 
@@ -53,11 +52,6 @@ impl Limit<'_> {
         }
     }
 }
-
-/// The share of a cost by which a tree may cost more than the cheapest one found and still
-/// be looked for: far above the rounding noise of summed statistics, far below a real
-/// difference, so that a tree tying with the cheapest one is found on every thread.
-const TIE_MARGIN: f64 = 1e-9;
 
 /// The cheapest cost any thread has found, as the bits of an `f64` (costs are never
 /// negative, so their bits order as they do).
@@ -130,8 +124,8 @@ impl<L: Loss> Search<'_, L> {
     }
 
     /// Tries the columns of the node `at` (in `order`) on several threads, under `bound`,
-    /// and improves `best` as trying them in turn on this thread would. Returns a lower
-    /// bound on the cost of the thresholds that found no tree.
+    /// and improves `best` with the cheapest tree they find (the first in `order` among
+    /// equal ones). Returns a lower bound on the cost of the thresholds that found no tree.
     pub(super) fn columns_on_threads(
         &mut self,
         at: &Node,
