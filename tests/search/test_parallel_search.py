@@ -133,11 +133,11 @@ def test_threads_in_the_search_over_every_threshold():
         assert many.status_ == "optimal"
         assert many.objective_ == one.objective_
         assert (many.predict(X) != y).sum() == (one.predict(X) != y).sum()
-    limited = OptimalTreeClassifier(max_depth=3, thresholds="exact", max_cache_entries=400,
+    limited = OptimalTreeClassifier(max_depth=3, thresholds="exact", max_cache_entries=200,
                                     n_jobs=2).fit(X, y)
     assert limited.status_ == "optimal"
     assert limited.objective_ == one.objective_
-    assert limited.cache_peak_entries_ <= 400
+    assert limited.cache_peak_entries_ <= 200
     assert limited.n_wipes_ > 0
     from sklearn.datasets import load_diabetes
 
