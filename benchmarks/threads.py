@@ -6,13 +6,16 @@ the same objective and tree (over every threshold, the same objective: the tree 
 another of the same cost), and prints the time and the speed-up over one thread, with the
 geometric mean of the speed-ups. Run it on a machine with at least as many cores as the
 largest thread count. With ``--thresholds exact`` the instances are the real-valued sets of
-the ``continuous/`` folder, solved over every threshold of their columns.
+the ``continuous/`` folder, solved over every threshold of their columns; with ``--front``,
+the trees of greatest F1-score through the Pareto fronts (``criterion="f1",
+pareto_front=True``), whose fronts must be the same too.
 
 Examples::
 
     python benchmarks/threads.py
     python benchmarks/threads.py --threads 1,2,4,8,16 --instances german-credit:4,yeast:5
     python benchmarks/threads.py --thresholds exact
+    python benchmarks/threads.py --front
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ DEFAULT_INSTANCES = {
     "grid": "german-credit:4,vehicle:4,anneal:5,hypothyroid:5,kr-vs-kp:5,yeast:5,"
             "australian-credit:5",
     "exact": "wilt:3,raisin:3,segment:3,page:3,rice:3,occupancy:3,fault:3",
+    "front": "",
 }
 
 
@@ -35,8 +39,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--thresholds", choices=("grid", "exact"), default="grid",
                         help="grid: the 0/1 benchmark sets as they are (default); exact: the "
                              "real-valued sets over every threshold")
+    parser.add_argument("--front", action="store_true",
+                        help="F1-score trees through the Pareto fronts")
     parser.add_argument("--instances", help="dataset:depth pairs, comma-separated (default: "
-                        "the --thresholds kind's instances)")
+                        "the --thresholds kind's instances, or --front's)")
     parser.add_argument("--repeats", type=int, default=1, help="fits per count (default: 1)")
     args = parser.parse_args(argv)
 
@@ -46,6 +52,9 @@ def main(argv: list[str]) -> int:
     exact = args.thresholds == "exact"
     load = load_continuous if exact else load_benchmark
     settings = {"thresholds": "exact"} if exact else {}
+    if args.front:
+        settings.update(criterion="f1", pareto_front=True)
+    kind = "front" if args.front else args.thresholds
 
     counts = [int(t) for t in args.threads.split(",")]
     print("| instance | " + " | ".join(f"{n} thread{'s' * (n > 1)} s" for n in counts)
@@ -53,7 +62,7 @@ def main(argv: list[str]) -> int:
     print("|---" * (1 + 2 * len(counts) - 1) + "|")
     speedups: dict[int, list[float]] = {n: [] for n in counts[1:]}
     same = True
-    for instance in (args.instances or DEFAULT_INSTANCES[args.thresholds]).split(","):
+    for instance in (args.instances or DEFAULT_INSTANCES[kind]).split(","):
         name, depth = instance.split(":")
         X, y = load(name)
         times, trees = [], []
@@ -65,7 +74,8 @@ def main(argv: list[str]) -> int:
                 model.fit(X, y)
                 best = min(best, time.perf_counter() - start)
             times.append(best)
-            trees.append((model.objective_, None if exact else export_text(model)))
+            front = model.pareto_front_.tolist() if args.front else None
+            trees.append((model.objective_, front, None if exact else export_text(model)))
         if any(tree != trees[0] for tree in trees):
             same = False
             print(f"{name} d{depth}: the thread counts gave different trees", file=sys.stderr)

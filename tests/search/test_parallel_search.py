@@ -158,3 +158,27 @@ def test_the_time_limit_holds_for_every_thread_over_every_threshold():
     assert time.perf_counter() - start < 4.0
     assert model.status_ == "time_limit"
     assert model.objective_ >= model.lower_bound_
+
+
+@pytest.mark.parametrize("name,depth", [("mushroom", 3), ("vote", 4), ("heart-cleveland", 3)])
+def test_threads_give_the_pareto_front_and_tree_of_one(name, depth):
+    """``pareto_front=True`` shares the root's splits out: the same front and tree (mushroom
+    has a split with no error, after which one thread stops)."""
+    X, y = load_benchmark(name)
+    one = OptimalTreeClassifier(max_depth=depth, criterion="f1", pareto_front=True).fit(X, y)
+    for n_jobs in (2, 4):
+        many = OptimalTreeClassifier(max_depth=depth, criterion="f1", pareto_front=True,
+                                     n_jobs=n_jobs).fit(X, y)
+        assert many.status_ == "optimal"
+        np.testing.assert_array_equal(many.pareto_front_, one.pareto_front_)
+        assert _tree_arrays(many) == _tree_arrays(one)
+
+
+def test_the_time_limit_holds_for_every_thread_of_the_pareto_fronts():
+    X, y = load_benchmark("kr-vs-kp")
+    start = time.perf_counter()
+    model = OptimalTreeClassifier(max_depth=6, criterion="f1", pareto_front=True,
+                                  time_limit=1.0, n_jobs=-1).fit(X, y)
+    assert time.perf_counter() - start < 4.0
+    assert model.status_ == "time_limit"
+    assert np.all(np.diff(model.pareto_front_[:, 0]) > 0)  # a front of real trees

@@ -82,6 +82,18 @@ fn check(
         .solve_front(metric, &config, Some(&instance.weights), Budget::default())
         .unwrap();
     prop_assert_eq!(solution.status, Status::Optimal);
+    // the root's splits on threads: the same front and the same tree
+    for n_jobs in [2, 4] {
+        let config = SearchConfig {
+            n_jobs,
+            ..config.clone()
+        };
+        let threads = solver
+            .solve_front(metric, &config, Some(&instance.weights), Budget::default())
+            .unwrap();
+        prop_assert_eq!(&threads.front, &solution.front);
+        prop_assert_eq!(&threads.tree, &solution.tree, "on {} threads", n_jobs);
+    }
     let fast = solver
         .solve_metric(metric, &config, Some(&instance.weights), Budget::default())
         .unwrap();

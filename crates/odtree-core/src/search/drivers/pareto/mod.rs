@@ -14,6 +14,9 @@
 //! only perhaps not all the best ones.
 
 mod depth2;
+mod threads;
+
+use threads::SharedFronts;
 
 use super::{Driver, Inputs, SearchOutcome};
 use crate::budget::{Budget, Stop};
@@ -22,12 +25,12 @@ use crate::data::{item, Dataset};
 use crate::error::{OdtError, Result};
 use crate::objective::{Metric, Misclassification};
 use crate::search::kernel::counts::Counters;
-use crate::search::kernel::Kernel;
+use crate::search::kernel::{Kernel, Level};
 use crate::search::SearchConfig;
 use crate::stats::Weights;
 use crate::tree::{Tree, TreeNode};
 use rustc_hash::FxHashMap;
-use std::rc::Rc;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// The class index of the positive class; class 0 is the negative one.
@@ -124,6 +127,16 @@ enum How {
     },
 }
 
+/// What the splits of a node share: its class weights, its depth left, and the shares of
+/// its branching nodes below the split (the left child's, from `shares`; the right child's,
+/// the rest of `shared`).
+struct Split {
+    totals: [f64; 2],
+    depth: u32,
+    shares: std::ops::RangeInclusive<u32>,
+    shared: u32,
+}
+
 /// One non-dominated (false positives, false negatives) pair and how it is reached.
 #[derive(Clone, Copy, Debug)]
 struct Point {
@@ -134,7 +147,7 @@ struct Point {
 
 /// The front of a subproblem, by increasing false positives (and so decreasing false
 /// negatives).
-type Front = Rc<Vec<Point>>;
+type Front = Arc<Vec<Point>>;
 
 /// A cover's rows, its remaining depth and its node budget.
 type Key = (Vec<(u32, u64)>, u32, u32);
@@ -169,6 +182,10 @@ pub struct Pareto<'a> {
     metric: Option<Metric>,
     /// The least loss (1 − metric) of the root's points posted so far.
     posted: f64,
+    /// Fronts the threads of the root's splits cached (see `threads.rs`).
+    threads_cached: usize,
+    /// The fronts the root's threads share, once they run (see `threads.rs`).
+    shared: Option<Arc<SharedFronts>>,
     /// When the last event was posted (seconds since the start).
     last_post: f64,
     started: Instant,
@@ -199,6 +216,8 @@ impl<'a> Pareto<'a> {
             tolerance: 1e-12 * (totals[0] + totals[1]),
             metric: None,
             posted: f64::INFINITY,
+            threads_cached: 0,
+            shared: None,
             last_post: 0.0,
             started: Instant::now(),
         }
@@ -226,14 +245,19 @@ impl<'a> Pareto<'a> {
             .expect("a front holds at least one leaf");
         let value = score(&front[best]);
         let mut nodes_out = Vec::new();
+        // the tree is read back from fronts made in full (by this thread, or by the root's
+        // threads and made again here), even after a stop
+        let stopped = self.kernel.budget.stopped();
+        let budget = std::mem::take(&mut self.kernel.budget);
         self.reading = true;
         self.extract(depth, nodes, best, &mut nodes_out);
+        self.kernel.budget = budget;
         ParetoOutcome {
             tree: Tree::from_nodes(nodes_out),
             front: front.iter().map(|p| [p.fp, p.fn_]).collect(),
             value,
-            stopped: self.kernel.budget.stopped(),
-            cache_entries: self.fronts.len(),
+            stopped,
+            cache_entries: self.fronts.len() + self.threads_cached,
         }
     }
 
@@ -244,11 +268,15 @@ impl<'a> Pareto<'a> {
         let (totals, rows) = count(&self.kernel);
         let leaves = leaf_front(totals);
         if depth == 0 || nodes == 0 || leaves.len() == 1 || !self.kernel.splittable(rows) {
-            return Rc::new(leaves);
+            return Arc::new(leaves);
         }
         let key: Key = (self.kernel.cover.pairs().collect(), depth, nodes);
         if let Some(front) = self.fronts.get(&key) {
             return front.clone();
+        }
+        if let Some(front) = self.shared.as_ref().and_then(|shared| shared.get(&key)) {
+            self.fronts.insert(key, front.clone());
+            return front;
         }
         let at = self.kernel.path.len();
         let config = self.kernel.config;
@@ -259,11 +287,11 @@ impl<'a> Pareto<'a> {
                 let points = self
                     .depth2_front(totals, rows, nodes, weight)
                     .unwrap_or(leaves);
-                let front = Rc::new(points);
+                let front = Arc::new(points);
                 if at == 0 {
                     self.note_root(&front, totals);
                 }
-                self.fronts.insert(key, front.clone());
+                self.keep(key, front.clone());
                 return front;
             }
         }
@@ -277,46 +305,89 @@ impl<'a> Pareto<'a> {
         if at == 0 {
             self.note_root(&points, totals); // the best leaf, before any split
         }
-        for &feature in &level.candidates {
-            if !self.reading && self.kernel.budget.check().is_some() {
-                break;
-            }
-            self.heartbeat();
-            let slot = feature as usize * 2..feature as usize * 2 + 2;
-            let positive = [level.positive[slot.start], level.positive[slot.start + 1]];
-            let negative = [totals[0] - positive[0], totals[1] - positive[1]];
-            for left_nodes in low..=high {
-                let left = self.child_front(feature, false, negative, depth - 1, left_nodes);
-                let right =
-                    self.child_front(feature, true, positive, depth - 1, shared - left_nodes);
-                for (i, a) in left.iter().enumerate() {
-                    for (j, b) in right.iter().enumerate() {
-                        points.push(Point {
-                            fp: a.fp + b.fp,
-                            fn_: a.fn_ + b.fn_,
-                            how: How::Split {
-                                feature,
-                                left_nodes,
-                                left: i as u32,
-                                right: j as u32,
-                            },
-                        });
-                    }
+        let split = Split {
+            totals,
+            depth,
+            shares: low..=high,
+            shared,
+        };
+        if self.root_on_threads(at, &level) {
+            for points_of_split in self.splits_on_threads(&level, &split) {
+                // a split the budget left unfinished is left out, as one not reached
+                let Some(points_of_split) = points_of_split else {
+                    continue;
+                };
+                points.extend(points_of_split);
+                if self.merge(&mut points, at, totals) {
+                    break;
                 }
             }
-            points = non_dominated(points, self.tolerance);
-            if at == 0 {
-                self.note_root(&points, totals);
-            }
-            // a split with no error dominates every other: nothing better is left to find
-            if (points.first()).is_some_and(|p| p.fp + p.fn_ <= self.tolerance) {
-                break;
+        } else {
+            for &feature in &level.candidates {
+                if !self.reading && self.kernel.budget.check().is_some() {
+                    break;
+                }
+                self.heartbeat();
+                self.split_points(&level, feature, &split, &mut points);
+                if self.merge(&mut points, at, totals) {
+                    break;
+                }
             }
         }
         self.kernel.levels[at] = level;
-        let front = Rc::new(non_dominated(points, self.tolerance));
-        self.fronts.insert(key, front.clone());
+        let front = Arc::new(non_dominated(points, self.tolerance));
+        self.keep(key, front.clone());
         front
+    }
+
+    /// Stores `front` under `key`, and in the store the root's threads share when it is
+    /// complete (made before any stop).
+    fn keep(&mut self, key: Key, front: Front) {
+        if let Some(shared) = &self.shared {
+            if self.kernel.budget.stopped().is_none() {
+                shared.insert(key.clone(), front.clone());
+            }
+        }
+        self.fronts.insert(key, front);
+    }
+
+    /// Appends the points of the split on `feature` (one of `level`'s candidates) under
+    /// every share of the nodes in `split`.
+    fn split_points(&mut self, level: &Level, feature: u32, split: &Split, out: &mut Vec<Point>) {
+        let slot = feature as usize * 2;
+        let positive = [level.positive[slot], level.positive[slot + 1]];
+        let totals = split.totals;
+        let negative = [totals[0] - positive[0], totals[1] - positive[1]];
+        let depth = split.depth - 1;
+        for left_nodes in split.shares.clone() {
+            let left = self.child_front(feature, false, negative, depth, left_nodes);
+            let right = self.child_front(feature, true, positive, depth, split.shared - left_nodes);
+            for (i, a) in left.iter().enumerate() {
+                for (j, b) in right.iter().enumerate() {
+                    out.push(Point {
+                        fp: a.fp + b.fp,
+                        fn_: a.fn_ + b.fn_,
+                        how: How::Split {
+                            feature,
+                            left_nodes,
+                            left: i as u32,
+                            right: j as u32,
+                        },
+                    });
+                }
+            }
+        }
+    }
+
+    /// Keeps the non-dominated `points` of the node `at` steps below the root (whose class
+    /// weights are `totals`). Returns whether a point with no error is among them: it
+    /// dominates every other, so nothing better is left to find.
+    fn merge(&mut self, points: &mut Vec<Point>, at: usize, totals: [f64; 2]) -> bool {
+        *points = non_dominated(std::mem::take(points), self.tolerance);
+        if at == 0 {
+            self.note_root(points, totals);
+        }
+        (points.first()).is_some_and(|p| p.fp + p.fn_ <= self.tolerance)
     }
 
     /// Posts the best loss (1 − metric) among the root's `points` so far when it improves
@@ -358,7 +429,7 @@ impl<'a> Pareto<'a> {
         nodes: u32,
     ) -> Front {
         if depth == 0 || nodes == 0 {
-            return Rc::new(leaf_front(totals));
+            return Arc::new(leaf_front(totals));
         }
         self.kernel.push(item(feature, value));
         let front = self.front(depth, nodes);
