@@ -29,7 +29,8 @@ DEFAULT_INSTANCES = {
     "grid": "german-credit:4,vehicle:4,anneal:5,hypothyroid:5,kr-vs-kp:5,yeast:5,"
             "australian-credit:5",
     "exact": "wilt:3,raisin:3,segment:3,page:3,rice:3,occupancy:3,fault:3",
-    "front": "",
+    "front": "heart-cleveland:4,vote:4,australian-credit:4,anneal:4,kr-vs-kp:4,mushroom:4,"
+             "hepatitis:4,tic-tac-toe:4",
 }
 
 

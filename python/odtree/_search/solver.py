@@ -244,8 +244,7 @@ anytime
             costs differ by rounding noise alone). ``None`` means 1 unless a
             :func:`joblib.parallel_config` context says otherwise; ``-1`` means all cores.
             Under a memory limit each thread gets a share of it. A Python objective, the
-            anytime rounds and the quantile and Pareto drivers run on one thread (the guide
-            says why).
+            anytime rounds and the quantile driver run on one thread (the guide says why).
         **inputs
             What the objective needs: ``cost_matrix``, ``targets``, ``quantile``,
             ``quantiles``, ``points``, or ``function`` (and ``labelled``) for a callback.
