@@ -2,8 +2,7 @@
 
 Each instance is solved to optimality once per thread count, one after the other in this
 process (the fastest of ``--repeats`` fits); the script checks that every thread count gives
-the same objective and tree (over every threshold, the same objective: the tree may be
-another of the same cost), and prints the time and the speed-up over one thread, with the
+the same objective and tree, and prints the time and the speed-up over one thread, with the
 geometric mean of the speed-ups. Run it on a machine with at least as many cores as the
 largest thread count. With ``--thresholds exact`` the instances are the real-valued sets of
 the ``continuous/`` folder, solved over every threshold of their columns; with ``--front``,
@@ -76,7 +75,7 @@ def main(argv: list[str]) -> int:
                 best = min(best, time.perf_counter() - start)
             times.append(best)
             front = model.pareto_front_.tolist() if args.front else None
-            trees.append((model.objective_, front, None if exact else export_text(model)))
+            trees.append((model.objective_, front, export_text(model)))
         if any(tree != trees[0] for tree in trees):
             same = False
             print(f"{name} d{depth}: the thread counts gave different trees", file=sys.stderr)

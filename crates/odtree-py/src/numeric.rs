@@ -26,8 +26,9 @@ use pyo3::types::PyDict;
 /// them (the status is "memory_limit" only when the sorted columns alone pass `max_bytes`).
 /// `max_work` bounds the work, in rows times columns swept: a search that runs out stops
 /// with the status "time_limit", at the same point on every machine, and makes no anytime
-/// passes. `threads` is how many threads the root's columns are tried on (the same optimum
-/// whatever their number; among trees of that cost, perhaps another one).
+/// passes. `threads` is how many threads the root's columns are tried on (the same tree
+/// whatever their number; for squared error and pinball losses, up to trees whose costs
+/// differ by rounding alone).
 /// With `metric` (`"f1"` or `"balanced_accuracy"`, two classes, class 1 positive), the tree
 /// of greatest metric instead, by weighted searches: `objective` is then its loss,
 /// 1 − metric, and `upper_bound` a loss. Rows of weight zero are left out. The GIL is

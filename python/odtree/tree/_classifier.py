@@ -200,11 +200,10 @@ class OptimalTreeClassifier(ClassifierMixin, LeafClassifier, OptimalTreeBase):
         :class:`~sklearn.model_selection.GridSearchCV` or :class:`OptimalTreeCV` with their
         own ``n_jobs``, leave it at ``None``: the folds already fill the cores. Under a
         memory limit each thread gets a share of it. The search over every threshold
-        (``thresholds="exact"``) shares out the root's columns: the same optimum, but among
-        trees of that cost it may return another one than a single thread. With
-        ``pareto_front=True`` the front and the tree are a single thread's. A Python
-        objective, the anytime rounds and the quantile search run on one thread (the guide
-        says why). Speed-ups are in ``benchmarks/RESULTS.md`` (``benchmarks/threads.py``).
+        (``thresholds="exact"``) shares out the root's columns, and ``pareto_front=True``
+        the root's splits, with the same tree too. A Python objective, the anytime rounds and
+        the quantile search run on one thread (the guide says why). Speed-ups are in
+        ``benchmarks/RESULTS.md`` (``benchmarks/threads.py``).
     verbose : int, default=0
         With 1 or more, print the search's progress as it goes: each better tree's objective,
         the proven bound and the gap between them ("no bound yet" before one is proven),

@@ -5,6 +5,8 @@
 mod depth_two;
 mod threads;
 
+pub use threads::with_ties;
+
 use super::loss::Loss;
 use super::queue::Queue;
 use super::rows::{NumericData, Rows};

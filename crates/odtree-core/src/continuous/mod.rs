@@ -170,6 +170,12 @@ pub fn solve<L: Loss>(
             }
         }
     }
+    // the first trees may cost the optimum: the proof looks for trees no dearer than them,
+    // so that its tree is the one a proof without them finds (the same whatever the bound
+    // and the number of threads, see `exact/threads.rs`)
+    let proof_bound = first.as_ref().map_or(bound, |found| {
+        config.upper_bound.min(exact::with_ties(found.cost))
+    });
     let mut outcome = first.ok_or(bound);
     if search.over_memory_limit() {
         search.stop(crate::budget::Stop::MemoryLimit);
@@ -178,8 +184,15 @@ pub fn solve<L: Loss>(
         outcome = proof.or(outcome);
     } else if search.stopped().is_none() {
         search.set_tries(None);
-        if let Ok(better) = search.solve(&rows, depth, nodes, bound) {
-            outcome = Ok(better);
+        match search.solve(&rows, depth, nodes, proof_bound) {
+            Ok(better)
+                if outcome
+                    .as_ref()
+                    .map_or(true, |first| better.cost <= first.cost) =>
+            {
+                outcome = Ok(better);
+            }
+            _ => {}
         }
     }
     let stopped = search.stopped();

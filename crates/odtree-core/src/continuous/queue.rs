@@ -42,6 +42,16 @@ pub struct Queue {
     slope: Option<f64>,
 }
 
+/// What [`Queue::next_slot`] gives.
+pub enum Slot {
+    /// This candidate, to be tried.
+    Try(usize),
+    /// A candidate ruled out by the bounds (or a range of them).
+    RuledOut,
+    /// No candidate is left.
+    Done,
+}
+
 #[derive(Clone, Copy)]
 struct Range {
     lo: usize,
@@ -133,19 +143,42 @@ impl Queue {
     /// The next candidate that may cost less than `best`; `None` when every candidate left
     /// is proven to cost at least `best`.
     pub fn next(&mut self, best: f64) -> Option<usize> {
-        if let Some(first) = self.first.take() {
-            let range = self.ranges.pop_front().expect("the whole range");
-            self.push_around(range, first);
-            return Some(first);
-        }
-        while let Some(range) = self.ranges.pop_front() {
-            if let Some(range) = self.narrowed(range, best) {
-                let mid = range.lo + (range.hi - range.lo) / 2;
-                self.push_around(range, mid);
-                return Some(mid);
+        loop {
+            match self.next_slot(best) {
+                Slot::Try(i) => return Some(i),
+                Slot::RuledOut => {}
+                Slot::Done => return None,
             }
         }
-        None
+    }
+
+    /// The next slot of the bisection order: the candidate `first`, then the midpoint of each
+    /// range in turn, first in, first out, each range split at its midpoint into two. The
+    /// order does not depend on `best`, which only rules candidates out, so a node's first
+    /// candidate of least cost is the same under any bound above that cost.
+    pub fn next_slot(&mut self, best: f64) -> Slot {
+        if let Some(first) = self.first.take() {
+            let range = self.ranges.pop_front().expect("the whole range");
+            self.push_around(range, range, first);
+            return Slot::Try(first);
+        }
+        let Some(range) = self.ranges.pop_front() else {
+            return Slot::Done;
+        };
+        let mid = range.lo + (range.hi - range.lo) / 2;
+        match self.narrowed(range, best) {
+            Some(open) if (open.lo..=open.hi).contains(&mid) => {
+                self.push_around(range, open, mid);
+                Slot::Try(mid)
+            }
+            // the midpoint is ruled out, perhaps not the whole range: its halves keep the
+            // range's neighbours (and are narrowed again when their turn comes)
+            Some(_) => {
+                self.push_halves(range, mid, false);
+                Slot::RuledOut
+            }
+            None => Slot::RuledOut,
+        }
     }
 
     /// The weight of rows between the candidate last returned by [`next`](Self::next) and
@@ -168,24 +201,34 @@ impl Queue {
         self.part_floors
     }
 
-    fn push_around(&mut self, range: Range, mid: usize) {
+    /// Returns `mid` of `range` (whose candidates in `open` are not ruled out) to be tried:
+    /// the bounds its range gives it, and the two halves around it, of which it is the
+    /// neighbour.
+    fn push_around(&mut self, range: Range, open: Range, mid: usize) {
         self.part_floors = if self.monotone && self.shares.is_empty() {
             (self.bounds(range.before).0, self.bounds(range.after).1)
         } else {
             (0.0, 0.0)
         };
-        self.reach = self.between(range.lo, mid).max(self.between(mid, range.hi));
+        self.reach = self.between(open.lo, mid).max(self.between(mid, open.hi));
+        self.push_halves(range, mid, true);
+    }
+
+    /// Queues the candidates of `range` above `mid`, then those below it; `mid` is their
+    /// neighbour once `tried`, else they keep the range's.
+    fn push_halves(&mut self, range: Range, mid: usize, tried: bool) {
+        let neighbour = if tried { Some(mid) } else { None };
         if mid < range.hi {
             self.ranges.push_back(Range {
                 lo: mid + 1,
-                before: Some(mid),
+                before: neighbour.or(range.before),
                 ..range
             });
         }
         if mid > range.lo {
             self.ranges.push_back(Range {
                 hi: mid - 1,
-                after: Some(mid),
+                after: neighbour.or(range.after),
                 ..range
             });
         }

@@ -4,7 +4,7 @@
 
 use super::{stump_tree, Found, Outcome, Search, Sub};
 use crate::continuous::loss::Loss;
-use crate::continuous::queue::Queue;
+use crate::continuous::queue::{Queue, Slot};
 use crate::continuous::rows::Rows;
 use crate::continuous::sweep::{Stump, Sweeper};
 use std::sync::Arc;
@@ -43,10 +43,9 @@ struct Tally {
 
 impl Tally {
     /// Takes the tree of the root split `root` over the depth-one children `pair` when it
-    /// beats the best; `parts` bound the children's optimal costs. Returns the split's bound.
-    fn offer(&mut self, rows: &Rows, root: &Root, parts: (f64, f64), pair: (Stump, Stump)) -> f64 {
-        let least = parts.0 + parts.1;
-        self.floor = self.floor.min(least);
+    /// beats the best; `parts` bound the children's optimal costs.
+    fn offer(&mut self, rows: &Rows, root: &Root, parts: (f64, f64), pair: (Stump, Stump)) {
+        self.floor = self.floor.min(parts.0 + parts.1);
         let cost = pair.0.cost + pair.1.cost;
         if cost < self.best.cost {
             let cut = rows.cut(root.column, root.position);
@@ -56,7 +55,6 @@ impl Tally {
             };
             self.found = true;
         }
-        least
     }
 }
 
@@ -94,20 +92,18 @@ impl<L: Loss> Search<'_, L> {
         if depth == 2 && nodes >= 2 {
             self.sweeper.prepare(self.loss, rows);
             let order = Self::promising(&stumps);
-            let mut queues: Vec<(usize, Queue, f64)> = order
+            let mut queues: Vec<(usize, Queue)> = order
                 .iter()
-                .copied()
-                .map(|column| {
-                    let queue = self.queue(rows, column, &stumps[column]);
-                    (column, queue, f64::INFINITY)
-                })
+                .map(|&column| (column, self.queue(rows, column, &stumps[column])))
                 .collect();
             let mut marked = None;
             // a few rounds of one threshold of each column (its best stump's first, then by
             // bisection), so that a column of good trees bounds the others early
             for _ in 0..PROBE_ROUNDS {
-                for (column, queue, least) in &mut queues {
-                    let Some(i) = queue.next(tally.best.cost) else {
+                for (column, queue) in &mut queues {
+                    // one slot a round, tried or ruled out: the order of the candidates
+                    // tried does not depend on the bound
+                    let Slot::Try(i) = queue.next_slot(tally.best.cost) else {
                         continue;
                     };
                     if self.out_of_budget() {
@@ -126,16 +122,17 @@ impl<L: Loss> Search<'_, L> {
                     let (parts, pair) =
                         self.root_split(rows, total, nodes, &root, &mut marked, tally.best.cost);
                     queue.record(i, parts.0, parts.1);
-                    *least = least.min(tally.offer(rows, &root, parts, pair));
+                    tally.offer(rows, &root, parts, pair);
                 }
             }
-            // then each column in full, the cheapest so far first
-            queues.sort_by(|a, b| a.2.total_cmp(&b.2));
+            // then each column in full, in order of promise (the order of the probes' bounds
+            // would depend on the bound the node is searched under, and with it the tree
+            // among equal ones: see `queue.rs`)
             let width = self.loss.width();
             // every prefix's statistics at once where they fit in PREFIX_NUMBERS
             let at_once = (rows.len() + 1).saturating_mul(width) <= PREFIX_NUMBERS;
             let packs = Sweeper::packs(self.loss, self.leaves);
-            for (column, mut queue, _) in queues {
+            for (column, mut queue) in queues {
                 let mut prefixes = Vec::new();
                 let mut tried = 0;
                 while let Some(i) = queue.next(tally.best.cost) {

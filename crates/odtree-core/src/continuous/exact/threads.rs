@@ -3,15 +3,17 @@
 //! Each thread runs a search of its own (its sweeper, its row lists and a copy of the
 //! store as the search before it left it) and takes the root's columns one at a time, in
 //! order of promise, from a shared counter. The threads share the cheapest tree found so
-//! far: each column is searched for trees cheaper than it. The columns' results are then
-//! read in order of promise, each kept where it is cheaper than those before it.
+//! far: each column is searched for trees no dearer than it, plus a margin of rounding
+//! noise, so that a tree tying with it is found too. The columns' results are then read in
+//! order of promise, each kept only where it is cheaper than those before it, as one thread
+//! trying them in turn keeps it.
 //!
-//! The optimum is the one thread's, but not always its tree: where two trees cost the
-//! same, the one a node keeps depends on the bound it is searched under (the bound narrows
-//! the range of thresholds a column bisects, and a child's bound decides which of its equal
-//! subtrees it meets first), and on threads a column's bound depends on which thread finds
-//! a cheaper tree first. Making the trees the same would take a search whose every node
-//! keeps the same tree under any bound that admits it; this one does not.
+//! So the tree is one thread's: a node keeps the first tree of least cost in an order that
+//! does not depend on the bound it is searched under (the columns in order of promise, each
+//! column's thresholds in a fixed bisection order, [`crate::continuous::queue`]); a bound
+//! only rules candidates out, never one of least cost. With costs that are not sums of
+//! exact numbers (squared error), two trees whose costs differ by rounding alone may go
+//! either way.
 //!
 //! Under a memory limit each thread gets an equal share of what this search does not hold,
 //! with an empty store, and wipes within it; the peaks are added up. A share smaller than
@@ -28,7 +30,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// The bound a column is searched under: the node's own, or, on threads, also the cheapest
-/// tree any thread has found.
+/// tree any thread has found (plus a margin, so that ties are found).
 pub(super) enum Limit<'s> {
     /// One thread: the bound the node was given.
     Own(f64),
@@ -41,7 +43,7 @@ impl Limit<'_> {
     pub(super) fn get(&self) -> f64 {
         match self {
             Limit::Own(bound) => *bound,
-            Limit::Shared(bound, cheapest) => bound.min(cheapest.get()),
+            Limit::Shared(bound, cheapest) => bound.min(with_ties(cheapest.get())),
         }
     }
 
@@ -51,6 +53,13 @@ impl Limit<'_> {
             cheapest.offer(cost);
         }
     }
+}
+
+/// A bound a little above `cost`, so that a search under it finds a tree tying with one of
+/// that cost: by a share of it far above the rounding noise of summed statistics, and far
+/// below a real difference.
+pub fn with_ties(cost: f64) -> f64 {
+    cost + 1e-9 * cost.abs().max(1.0)
 }
 
 /// The cheapest cost any thread has found, as the bits of an `f64` (costs are never
@@ -124,8 +133,8 @@ impl<L: Loss> Search<'_, L> {
     }
 
     /// Tries the columns of the node `at` (in `order`) on several threads, under `bound`,
-    /// and improves `best` with the cheapest tree they find (the first in `order` among
-    /// equal ones). Returns a lower bound on the cost of the thresholds that found no tree.
+    /// and improves `best` as trying them in turn on this thread would. Returns a lower
+    /// bound on the cost of the thresholds that found no tree.
     pub(super) fn columns_on_threads(
         &mut self,
         at: &Node,
