@@ -135,6 +135,7 @@ fuzz_target!(|case: Case| {
                 max_work: case
                     .upper_bound
                     .map_or(u64::MAX, |b| u64::from(b.unsigned_abs()) * 64),
+                threads: 1 + usize::from(case.switches >> 15),
             };
             let _ = continuous::solve(&data, &loss, &config, budget());
         }
