@@ -1,5 +1,6 @@
 //! The resources one search may use: a deadline and an interrupt flag, owned by the fit.
 
+use crate::sync::lock;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -93,7 +94,7 @@ impl Budget {
     pub fn post(&self, event: [f64; 3]) {
         if let Some(feed) = &self.feed {
             // a watcher that panicked holding the lock leaves the events readable
-            let mut events = feed.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            let mut events = lock(feed);
             events.push(event);
         }
     }

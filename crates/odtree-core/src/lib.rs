@@ -29,6 +29,7 @@ pub mod search;
 pub mod solver;
 pub mod stats;
 pub mod subproblem;
+mod sync;
 pub mod task;
 pub mod tree;
 

@@ -7,6 +7,7 @@ use super::table::Table;
 use super::tree::GreedyTree;
 use crate::budget::{Budget, Stop};
 use crate::error::{OdtError, Result};
+use crate::sync::lock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
@@ -256,12 +257,12 @@ fn each_candidate<T: Send>(
                     break;
                 }
                 if let Some(reason) = budget.check_now() {
-                    let mut stop = stop_ref.lock().unwrap_or_else(PoisonError::into_inner);
+                    let mut stop = lock(stop_ref);
                     stop.get_or_insert(reason);
                     break;
                 }
                 let outcome = attempt(candidates[i]);
-                *slots_ref[i].lock().unwrap_or_else(PoisonError::into_inner) = Some(outcome);
+                *lock(&slots_ref[i]) = Some(outcome);
             });
         }
     });

@@ -3,10 +3,11 @@
 //! for one another; and what it all takes, to keep to a memory limit.
 
 use super::{Histogram, Key, Solved};
+use crate::sync::lock;
 use rustc_hash::{FxHashMap, FxHasher};
 use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::Mutex;
 
 /// Shards: enough that threads rarely wait for one another.
 const SHARDS: usize = 64;
@@ -88,10 +89,4 @@ impl Kept {
     pub fn wipes(&self) -> usize {
         self.wipes.load(Ordering::Relaxed)
     }
-}
-
-/// A shard's lock; a thread that panicked holding it left it consistent (each change is one
-/// insert or one clear).
-fn lock<T>(shard: &Mutex<T>) -> MutexGuard<'_, T> {
-    shard.lock().unwrap_or_else(PoisonError::into_inner)
 }

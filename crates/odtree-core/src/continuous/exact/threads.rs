@@ -26,6 +26,7 @@ use crate::budget::Stop;
 use crate::continuous::loss::Loss;
 use crate::continuous::rows::Rows;
 use crate::continuous::ContinuousConfig;
+use crate::sync::lock;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -227,9 +228,4 @@ impl<L: Loss> Search<'_, L> {
         memory.peak_stored = memory.peak_stored.max(self.store.len() + stored);
         memory.wipes += spent.iter().map(|s| s.wipes).sum::<usize>();
     }
-}
-
-/// Reads a lock whose holder may have panicked (the values it guards stay valid).
-fn lock<T>(lock: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    lock.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }

@@ -4,6 +4,7 @@
 
 use crate::data::Item;
 use crate::subproblem::{Cost, Decision, Limits};
+use crate::sync::lock;
 use std::collections::HashMap;
 use std::hash::{BuildHasher, RandomState};
 use std::sync::Mutex;
@@ -40,10 +41,7 @@ impl<C: Cost> SharedStore<C> {
 
     fn shard(&self, path: &[Item]) -> std::sync::MutexGuard<'_, HashMap<Vec<Item>, OfPath<C>>> {
         let at = self.hasher.hash_one(path) as usize % SHARDS;
-        // a thread that panicked holding the lock leaves the entries valid
-        self.shards[at]
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        lock(&self.shards[at])
     }
 
     /// What a thread proved of the subproblem at `path` within `limits`, if any.

@@ -26,13 +26,9 @@ use crate::search::kernel::shared::SharedStore;
 use crate::search::kernel::Level;
 use crate::search::{MemoryLimits, SearchConfig};
 use crate::subproblem::{Cost, Decision, Limits};
+use crate::sync::lock as read;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-
-/// Reads a lock whose holder may have panicked (the values it guards stay valid).
-fn read<T>(lock: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    lock.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
 
 impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
     /// Whether the splits of the node `level` holds, within `limits`, are tried on several

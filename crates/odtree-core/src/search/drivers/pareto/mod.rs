@@ -245,8 +245,8 @@ impl<'a> Pareto<'a> {
             .expect("a front holds at least one leaf");
         let value = score(&front[best]);
         let mut nodes_out = Vec::new();
-        // the tree is read back from fronts made in full (by this thread, or by the root's
-        // threads and made again here), even after a stop
+        // the tree is read back from fronts made in full (by this thread, or read from the
+        // store the root's threads shared), even after a stop
         let stopped = self.kernel.budget.stopped();
         let budget = std::mem::take(&mut self.kernel.budget);
         self.reading = true;

@@ -20,6 +20,7 @@
 use super::{Front, Key, Pareto, Point, Split};
 use crate::budget::Stop;
 use crate::search::kernel::Level;
+use crate::sync::lock;
 use rustc_hash::{FxHashMap, FxHasher};
 use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -130,9 +131,4 @@ impl Pareto<'_> {
             .map(|points| points.into_inner().unwrap_or_else(|p| p.into_inner()))
             .collect()
     }
-}
-
-/// Reads a lock whose holder may have panicked (the values it guards stay valid).
-fn lock<T>(lock: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    lock.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
