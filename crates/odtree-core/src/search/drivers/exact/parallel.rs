@@ -26,7 +26,7 @@ use crate::search::kernel::shared::SharedStore;
 use crate::search::kernel::Level;
 use crate::search::{MemoryLimits, SearchConfig};
 use crate::subproblem::{Cost, Decision, Limits};
-use crate::sync::lock as read;
+use crate::sync::lock;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -121,7 +121,7 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
                     worker.tolerance = tolerance;
                     worker.shared = store.clone();
                     worker.extracts = false;
-                    worker.cache = read(&caches).pop().expect("one cache per thread");
+                    worker.cache = lock(&caches).pop().expect("one cache per thread");
                     let mut level = shared.clone();
                     if bounded {
                         worker.note_loop(&level.candidates);
@@ -142,7 +142,7 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
                         if index >= n || done.load(Ordering::Relaxed) {
                             break;
                         }
-                        let ub = start.ub.min(*read(&cheapest) + margin, 0.0);
+                        let ub = start.ub.min(*lock(&cheapest) + margin, 0.0);
                         let mut mine = Splits {
                             ub,
                             best: None,
@@ -150,25 +150,25 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
                         };
                         worker.try_split(&mut level, index, node, &mut mine);
                         if let Some((cost, _)) = mine.best {
-                            let mut cheapest = read(&cheapest);
+                            let mut cheapest = lock(&cheapest);
                             *cheapest = cheapest.min(cost, 0.0);
                             if !worker.below(node.bound, cost) {
                                 done.store(true, Ordering::Relaxed);
                             }
                         }
-                        *read(&found[index]) = Some(mine);
+                        *lock(&found[index]) = Some(mine);
                         if let Some(reason) = worker.budget.stopped() {
-                            read(&stop).get_or_insert(reason);
+                            lock(&stop).get_or_insert(reason);
                             done.store(true, Ordering::Relaxed);
                             break;
                         }
                     }
-                    read(&spent).push(worker.cache.stats());
+                    lock(&spent).push(worker.cache.stats());
                 });
             }
         });
-        self.cache.count_copies(&read(&spent));
-        match *read(&stop) {
+        self.cache.count_copies(&lock(&spent));
+        match *lock(&stop) {
             Some(Stop::MemoryLimit) => return false,
             Some(reason) => self.budget.stop(reason),
             None => {}
@@ -176,7 +176,7 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
         // the splits in branching order, as one thread finds them; the bound the winner beat
         let mut beaten = start.ub;
         for slot in &found {
-            let Some(mine) = read(slot).take() else {
+            let Some(mine) = lock(slot).take() else {
                 continue;
             };
             split.refined = split.refined.min(mine.refined, self.tolerance);
