@@ -2,16 +2,17 @@
 //!
 //! Each thread runs an engine of its own (its cursor, and a copy of this engine's cache as
 //! the first trees left it), posts the subproblems it proves to a store all threads read
-//! (`kernel/shared.rs`), and takes the root's
-//! candidate splits one at a time, in branching order, from a shared counter. The threads
-//! share the cheapest tree found so far: each split is searched for trees no dearer than it
-//! (a margin of rounding noise included, so that a tie is found too). Afterwards the splits'
-//! results are read in branching order, as one thread would have found them, so the root
-//! keeps the same split whatever the number of threads; the winning split is then solved
-//! once more on this engine, whose cache the tree is extracted from. That solve reads the
-//! store too, copying each subtree it takes from there whole into this cache. The first
-//! trees (the lookahead trees) run on one thread, so that the cache they leave is the one
-//! one thread leaves (see `runs_parallel`).
+//! (`kernel/shared.rs`), and takes the root's candidate splits one at a time, in branching
+//! order, from a shared counter. The threads share the trees they find: each split is
+//! searched for trees cheaper than the cheapest the splits before it found, the bound one
+//! thread searches it under once those are done, or a looser one while some still run (never
+//! a tighter one: a later split's tree is not used, as one thread would not have it yet).
+//! Afterwards the splits' results are read in branching order, as one thread would have found
+//! them, so the root keeps the same split whatever the number of threads; the winning split
+//! is then solved once more on this engine, whose cache the tree is extracted from. That
+//! solve reads the store too, copying each subtree it takes from there whole into this cache.
+//! The first trees (the lookahead trees) run on one thread, so that the cache they leave is
+//! the one one thread leaves (see `runs_parallel`).
 //!
 //! Under a memory limit, each thread's cache gets an equal share of what this engine's does
 //! not hold, and wipes within it as one thread's would; the threads then share no store (it
@@ -99,11 +100,9 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
         };
         let config = &config;
         let start = *split;
-        let margin = C::leaf(3.0 * self.tolerance);
-        let cheapest = Mutex::new(start.ub);
         let next = AtomicUsize::new(0);
         let done = AtomicBool::new(false);
-        let found: Vec<Mutex<Option<Splits<C>>>> = (0..n).map(|_| Mutex::new(None)).collect();
+        let found: Mutex<Vec<Option<Splits<C>>>> = Mutex::new(vec![None; n]);
         let stop: Mutex<Option<Stop>> = Mutex::new(None);
         let (data, weights, objective) = (self.data, self.weights, self.objective);
         // each thread starts from what this engine's cache holds (the first trees' work)
@@ -142,7 +141,11 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
                         if index >= n || done.load(Ordering::Relaxed) {
                             break;
                         }
-                        let ub = start.ub.min(*lock(&cheapest) + margin, 0.0);
+                        // the cheapest tree the splits before this one found
+                        let ub = lock(&found)[..index]
+                            .iter()
+                            .filter_map(|mine| Some(mine.as_ref()?.best?.0))
+                            .fold(start.ub, |ub, cost| ub.min(cost, 0.0));
                         let mut mine = Splits {
                             ub,
                             best: None,
@@ -150,13 +153,11 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
                         };
                         worker.try_split(&mut level, index, node, &mut mine);
                         if let Some((cost, _)) = mine.best {
-                            let mut cheapest = lock(&cheapest);
-                            *cheapest = cheapest.min(cost, 0.0);
                             if !worker.below(node.bound, cost) {
                                 done.store(true, Ordering::Relaxed);
                             }
                         }
-                        *lock(&found[index]) = Some(mine);
+                        lock(&found)[index] = Some(mine);
                         if let Some(reason) = worker.budget.stopped() {
                             lock(&stop).get_or_insert(reason);
                             done.store(true, Ordering::Relaxed);
@@ -175,10 +176,7 @@ impl<I: KeyIndex, O: Objective, C: Cost> Engine<'_, I, O, C> {
         }
         // the splits in branching order, as one thread finds them; the bound the winner beat
         let mut beaten = start.ub;
-        for slot in &found {
-            let Some(mine) = lock(slot).take() else {
-                continue;
-            };
+        for mine in lock(&found).iter().flatten() {
             split.refined = split.refined.min(mine.refined, self.tolerance);
             if let Some((cost, decision)) = mine.best {
                 if self.below(cost, split.ub) {
